@@ -1,0 +1,446 @@
+"""LoCoMo retrieval benchmark: evidence recall R@k of memory systems.
+
+Run from the repository root::
+
+    python bench/locomo.py [--systems bm25,convmem] [--limit-convs N]
+                           [--json-out PATH] [--date YYYY-MM-DD] [--data PATH]
+
+For every conversation of LoCoMo (Maharana et al., ACL 2024) each system indexes
+the conversation's turns (``index``), then ranks turn ids for each question of
+that conversation (``rank``). The score is the paper's recall accuracy: per
+question, the fraction of its gold evidence ``dia_id``s found among the top k
+(a question without evidence counts 1), averaged over all questions, for
+k = 5, 10, 25, 50, overall and per category. The published DRAGON row of the
+paper's Table 3 is printed alongside as a constant.
+
+Systems that can also assemble a context block under a token budget
+(``BlockAssembler``) are scored on evidence recall inside the block at budgets
+of 150/300/750/1500/3000 tokens (see ``block_recall``).
+
+Everything is deterministic and offline; results go to
+``bench/results/locomo-<date>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib
+import json
+import math
+import platform
+import re
+import sys
+import time
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
+
+if __package__ in (None, ""):  # run as `python bench/locomo.py`: make `bench` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._locomo_data import (
+    CATEGORY_NAMES,
+    Conversation,
+    LocomoData,
+    Question,
+    load_locomo,
+    turn_text,
+    with_raw_evidence,
+)
+
+KS: tuple[int, ...] = (5, 10, 25, 50)
+BLOCK_BUDGETS: tuple[int, ...] = (150, 300, 750, 1500, 3000)
+PUBLISHED: dict[str, dict[int, float]] = {
+    "DRAGON (published)": {5: 56.7, 10: 66.2, 25: 76.7, 50: 82.7},
+}
+QUOTE_PREFIX_CHARS = 200
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+# --------------------------------------------------------------------------- systems
+
+
+class Retriever(Protocol):
+    """A system under test. ``index`` replaces whatever was indexed before."""
+
+    name: str
+
+    def index(self, conversation: Conversation) -> None:
+        """Index all turns of one conversation (and forget any earlier one)."""
+        ...
+
+    def rank(self, question_text: str, k: int) -> list[str]:
+        """The ``dia_id``s of the (at most) k best turns, best first."""
+        ...
+
+
+@runtime_checkable
+class BlockAssembler(Protocol):
+    """Optional: a system that assembles a context block under a token budget."""
+
+    def assemble(self, question_text: str, budget_tokens: int) -> str:
+        """The block of text the system would inject for this question."""
+        ...
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercase ``[a-z0-9]+`` tokens (the README's BM25 tokenization)."""
+    return _TOKEN.findall(text.lower())
+
+
+def approx_tokens(text: str) -> int:
+    """A model-free token estimate: ceil(characters / 4), at least one."""
+    return max(1, math.ceil(len(text) / 4))
+
+
+class BM25Retriever:
+    """rank-bm25 ``BM25Okapi`` over ``turn_text`` of each turn; ties by turn order."""
+
+    name = "bm25"
+
+    def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
+        self.k1 = k1
+        self.b = b
+        self._ids: list[str] = []
+        self._texts: list[str] = []
+        self._bm25: BM25Okapi | None = None
+
+    def index(self, conversation: Conversation) -> None:
+        """Build the BM25 index over the conversation's turns."""
+        turns = conversation.turns
+        self._ids = [turn.dia_id for turn in turns]
+        self._texts = [turn_text(turn) for turn in turns]
+        self._bm25 = BM25Okapi([tokenize(text) for text in self._texts], k1=self.k1, b=self.b)
+
+    def _order(self, question_text: str) -> list[int]:
+        if self._bm25 is None:
+            raise RuntimeError("index() must be called before rank()")
+        scores = self._bm25.get_scores(tokenize(question_text))
+        return [int(i) for i in np.argsort(-scores, kind="stable")]
+
+    def rank(self, question_text: str, k: int) -> list[str]:
+        """The k best turn ids by BM25 score, earlier turns first on ties."""
+        return [self._ids[i] for i in self._order(question_text)[:k]]
+
+    def assemble(self, question_text: str, budget_tokens: int) -> str:
+        """Best-ranked turns, one per line, skipping any that would overflow."""
+        lines: list[str] = []
+        used = 0
+        for i in self._order(question_text):
+            cost = approx_tokens(self._texts[i])
+            if used + cost <= budget_tokens:
+                lines.append(self._texts[i])
+                used += cost
+        return "\n".join(lines)
+
+
+def _import_convmem() -> ModuleType:
+    """Import convmem, from the repository's ``src`` when it is not installed."""
+    try:
+        return importlib.import_module("convmem")
+    except ModuleNotFoundError:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+        return importlib.import_module("convmem")
+
+
+class ConvmemRetriever:
+    """PLACEHOLDER for convmem itself, to be plugged in by the lead.
+
+    It should index the conversation as convmem events (one per turn, with the
+    session time) into a fresh store, answer ``rank`` with the ``dia_id``s of
+    the best turns, and implement ``assemble`` (``BlockAssembler``) with
+    convmem's own block assembly and token counting.
+    """
+
+    name = "convmem"
+
+    def __init__(self) -> None:
+        _import_convmem()  # lazy: only when this system is asked for
+
+        raise NotImplementedError(
+            "ConvmemRetriever is a placeholder: wire convmem's indexing and ranking "
+            "into bench/locomo.py before running --systems convmem"
+        )
+
+    def index(self, conversation: Conversation) -> None:
+        raise NotImplementedError
+
+    def rank(self, question_text: str, k: int) -> list[str]:
+        raise NotImplementedError
+
+
+SYSTEMS: dict[str, Callable[[], Retriever]] = {
+    "bm25": BM25Retriever,
+    "convmem": ConvmemRetriever,
+}
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def recall_at_k(ranked: Sequence[str], evidence: Sequence[str], k: int) -> float:
+    """The official per-question recall: share of evidence ids among the top k."""
+    if not evidence:
+        return 1.0
+    top = set(ranked[:k])
+    return sum(dia_id in top for dia_id in evidence) / len(evidence)
+
+
+def _squash(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def is_quoted(turn_raw_text: str, block_text: str) -> bool:
+    """Whether a turn's text is quoted in a block.
+
+    Both are NFC- and whitespace-normalised (runs of whitespace become one
+    space, ends stripped). The turn is quoted when its whole text is a substring
+    of the block or, for a text longer than 200 characters, when its first 200
+    characters are (so a block may shorten long turns). An empty turn text is
+    never quoted.
+    """
+    needle = _squash(turn_raw_text)
+    if not needle:
+        return False
+    if len(needle) > QUOTE_PREFIX_CHARS:
+        needle = needle[:QUOTE_PREFIX_CHARS]
+    return needle in _squash(block_text)
+
+
+def block_recall(evidence_texts: Sequence[str | None], block_text: str) -> float:
+    """Share of evidence turns quoted in the block (see ``is_quoted``).
+
+    ``evidence_texts`` holds the raw text of each evidence turn, None for an
+    evidence id that names no turn (a miss). No evidence counts 1, as for R@k.
+    """
+    if not evidence_texts:
+        return 1.0
+    found = sum(text is not None and is_quoted(text, block_text) for text in evidence_texts)
+    return found / len(evidence_texts)
+
+
+@dataclass
+class SystemResult:
+    """Per-question scores of one system, and its timings."""
+
+    name: str
+    categories: list[int] = field(default_factory=list)
+    recall: dict[int, list[float]] = field(default_factory=lambda: {k: [] for k in KS})
+    block: dict[int, list[float]] = field(default_factory=dict)
+    index_s: float = 0.0
+    rank_s: float = 0.0
+    block_s: float = 0.0
+
+    def summary(self, scores: Mapping[int, list[float]]) -> dict[str, Any]:
+        """Mean (in percent) overall and per category, with question counts."""
+        return {
+            "overall": _means(scores, range(len(self.categories))),
+            "per_category": {
+                CATEGORY_NAMES[cat]: _means(scores, self._where(cat))
+                | {"questions": len(self._where(cat))}
+                for cat in CATEGORY_NAMES
+                if self._where(cat)
+            },
+        }
+
+    def _where(self, category: int) -> list[int]:
+        return [i for i, cat in enumerate(self.categories) if cat == category]
+
+
+def _means(scores: Mapping[int, list[float]], rows: Iterable[int]) -> dict[str, float]:
+    rows = list(rows)
+    return {
+        str(key): round(100 * sum(values[i] for i in rows) / len(rows), 2)
+        for key, values in scores.items()
+    }
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _score_question(
+    system: Retriever, question: Question, texts: Mapping[str, str], result: SystemResult
+) -> None:
+    start = time.perf_counter()
+    ranked = system.rank(question.question, max(KS))
+    result.rank_s += time.perf_counter() - start
+    result.categories.append(question.category)
+    for k in KS:
+        result.recall[k].append(recall_at_k(ranked, question.evidence, k))
+    if isinstance(system, BlockAssembler):
+        start = time.perf_counter()
+        evidence_texts = [texts.get(dia_id) for dia_id in question.evidence]
+        for budget in BLOCK_BUDGETS:
+            block = system.assemble(question.question, budget)
+            result.block.setdefault(budget, []).append(block_recall(evidence_texts, block))
+        result.block_s += time.perf_counter() - start
+
+
+def run_system(
+    system: Retriever, data: LocomoData, conversations: list[Conversation]
+) -> SystemResult:
+    """Index each conversation and score all of its questions."""
+    result = SystemResult(system.name)
+    for conversation in conversations:
+        start = time.perf_counter()
+        system.index(conversation)
+        result.index_s += time.perf_counter() - start
+        texts = {turn.dia_id: turn.text for turn in conversation.turns}
+        for question in data.questions:
+            if question.conv_id == conversation.conv_id:
+                _score_question(system, question, texts, result)
+    return result
+
+
+# --------------------------------------------------------------------------- reporting
+
+
+def _row(label: str, figures: Mapping[str, float], keys: Iterable[int], extra: str = "") -> str:
+    cells = "".join(f"{figures[str(key)]:>7.1f}" for key in keys)
+    return f"{label:<24}{cells}{extra}"
+
+
+def format_table(results: list[SystemResult], n_questions: int, n_convs: int) -> str:
+    """The R@k table (systems side by side, DRAGON row), per category, and blocks."""
+    header = f"{'system':<24}" + "".join(f"{'R@' + str(k):>7}" for k in KS)
+    lines = [
+        (
+            f"LoCoMo retrieval recall, {n_convs} conversations, {n_questions} questions, "
+            "unit = one turn (percent)"
+        ),
+        header + f"{'time s':>9}",
+    ]
+    for name, figures in PUBLISHED.items():
+        lines.append(_row(name, {str(k): v for k, v in figures.items()}, KS))
+    for res in results:
+        total = res.index_s + res.rank_s
+        lines.append(_row(res.name, res.summary(res.recall)["overall"], KS, f"{total:>9.1f}"))
+    lines += ["", "per category:", f"{'category (n) / system':<24}" + header[24:]]
+    for cat_name in CATEGORY_NAMES.values():
+        for res in results:
+            per_cat = res.summary(res.recall)["per_category"].get(cat_name)
+            if per_cat:
+                label = f"{cat_name} ({per_cat['questions']}) {res.name}"
+                lines.append(_row(label, per_cat, KS))
+    lines += _block_lines(results)
+    return "\n".join(lines)
+
+
+def _block_lines(results: list[SystemResult]) -> list[str]:
+    with_blocks = [res for res in results if res.block]
+    if not with_blocks:
+        return []
+    header = f"{'system':<24}" + "".join(f"{str(b) + ' tok':>9}" for b in BLOCK_BUDGETS)
+    lines = ["", "evidence recall inside the assembled block (percent):", header]
+    for res in with_blocks:
+        overall = res.summary(res.block)["overall"]
+        lines.append(f"{res.name:<24}" + "".join(f"{overall[str(b)]:>9.1f}" for b in BLOCK_BUDGETS))
+    return lines
+
+
+def build_report(
+    results: list[SystemResult], data: LocomoData, conversations: list[Conversation], date: str
+) -> dict[str, Any]:
+    """The JSON document written to ``bench/results``."""
+    questions = [q for q in data.questions if q.conv_id in {c.conv_id for c in conversations}]
+    return {
+        "benchmark": "locomo-retrieval",
+        "date": date,
+        "data": {
+            "path": str(data.path),
+            "conversations": len(conversations),
+            "turns": sum(len(c.turns) for c in conversations),
+            "questions": len(questions),
+            "questions_per_category": {
+                name: sum(q.category == cat for q in questions)
+                for cat, name in CATEGORY_NAMES.items()
+            },
+            "questions_without_evidence": sum(not q.evidence for q in questions),
+            "evidence_normalisation": data.evidence_stats.as_dict(),
+        },
+        "metric": "recall accuracy R@k (percent): per question, share of evidence dia_ids "
+        "in the top k (no evidence counts 1), mean over questions",
+        "published": {name: {str(k): v for k, v in fig.items()} for name, fig in PUBLISHED.items()},
+        "systems": {res.name: _system_report(res) for res in results},
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "processor": platform.processor() or platform.machine(),
+        },
+    }
+
+
+def _system_report(res: SystemResult) -> dict[str, Any]:
+    report: dict[str, Any] = {"recall_at_k": res.summary(res.recall)}
+    if res.block:
+        report["block_recall_at_budget_tokens"] = res.summary(res.block)
+    report["wall_time_s"] = {
+        "index": round(res.index_s, 3),
+        "rank": round(res.rank_s, 3),
+        "block": round(res.block_s, 3),
+        "total": round(res.index_s + res.rank_s + res.block_s, 3),
+    }
+    return report
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--systems", default="bm25", help="comma-separated: " + ",".join(SYSTEMS))
+    parser.add_argument("--limit-convs", type=int, default=None, help="first N conversations")
+    parser.add_argument(
+        "--data", default=None, help="locomo10.json (default: $CONVMEM_LOCOMO or ../shared)"
+    )
+    parser.add_argument(
+        "--raw-evidence",
+        action="store_true",
+        help="score against the evidence strings as published (no normalisation)",
+    )
+    parser.add_argument(
+        "--date", default=None, help="date for the result file name (default: today)"
+    )
+    parser.add_argument(
+        "--json-out", default=None, help="result file (default: bench/results/locomo-DATE.json)"
+    )
+    args = parser.parse_args(argv)
+    args.systems = [name.strip() for name in args.systems.split(",") if name.strip()]
+    unknown = [name for name in args.systems if name not in SYSTEMS]
+    if unknown:
+        parser.error(f"unknown systems: {', '.join(unknown)}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark, print the table and write the JSON results."""
+    args = parse_args(argv)
+    data = load_locomo(args.data)
+    if args.raw_evidence:
+        data = with_raw_evidence(data)
+    conversations = data.conversations[: args.limit_convs]
+    results = [run_system(SYSTEMS[name](), data, conversations) for name in args.systems]
+    n_questions = sum(len(r.categories) for r in results[:1])
+    print(format_table(results, n_questions, len(conversations)))
+    date = args.date or dt.date.today().isoformat()
+    out = Path(args.json_out) if args.json_out else RESULTS_DIR / f"locomo-{date}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    report = build_report(results, data, conversations, date)
+    report["data"]["evidence_mode"] = "raw" if args.raw_evidence else "normalised"
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(f"\nevidence normalisation: {data.evidence_stats.as_dict()}")
+    print(f"results written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

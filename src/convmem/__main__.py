@@ -1,0 +1,3 @@
+from convmem._entry import main
+
+main()

@@ -1,0 +1,129 @@
+"""The canonical JSON Lines event format: parsing one object into an :class:`Event`.
+
+The format is documented in docs/event-format.md. Parsing is strict about types
+and lenient about extra fields; every problem is an :class:`EventFormatError`
+that names the field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from convmem.capture import Event
+from convmem.errors import EventFormatError
+
+MAX_BLOCK_DEPTH = 8
+
+
+def content_text(content: Any, depth: int = 0) -> str:
+    """Flatten message content (a string or a list of blocks) to plain text.
+
+    Text blocks contribute their text; tool calls are rendered as
+    ``name(arguments)``; tool results contribute their own content; images and
+    unknown blocks are skipped.
+    """
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if depth > MAX_BLOCK_DEPTH:
+        return ""
+    if isinstance(content, Mapping):
+        content = [content]
+    if not isinstance(content, list):
+        raise EventFormatError("field 'content' must be a string or a list of blocks")
+    parts: list[str] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+            continue
+        if not isinstance(block, Mapping):
+            continue
+        kind = block.get("type")
+        if kind in ("text", "input_text", "output_text") and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif kind in ("tool-call", "tool_use", "function_call"):
+            name = block.get("name") or "tool"
+            args = block.get("arguments", block.get("input"))
+            if not isinstance(args, str):
+                args = json.dumps(args, ensure_ascii=False, sort_keys=True)
+            parts.append(f"{name}({args})")
+        elif kind in ("tool_result", "tool-result", "function_call_output"):
+            parts.append(content_text(block.get("content", block.get("output")), depth + 1))
+    return "\n".join(p for p in parts if p)
+
+
+def _opt_str(obj: Mapping[str, Any], name: str) -> str | None:
+    value = obj.get(name)
+    if value is None or isinstance(value, str):
+        return value
+    raise EventFormatError(f"field {name!r} must be a string or null")
+
+
+def _opt_int(obj: Mapping[str, Any], name: str) -> int | None:
+    value = obj.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EventFormatError(f"field {name!r} must be a whole number or null")
+    return value
+
+
+def parse_event(obj: Any, default_session: str | None = None) -> Event:
+    """Build a validated :class:`Event` from one decoded JSON object."""
+    if not isinstance(obj, Mapping):
+        raise EventFormatError("the line is not a JSON object")
+    session_id = obj.get("session_id", default_session)
+    if default_session is not None and obj.get("session_id") is None:
+        session_id = default_session
+    if "seq" not in obj:
+        raise EventFormatError("field 'seq' is missing")
+    if "type" not in obj:
+        raise EventFormatError("field 'type' is missing")
+    if not isinstance(obj["type"], str):
+        raise EventFormatError("field 'type' must be a string")
+    if "text" in obj and obj["text"] is not None:
+        if not isinstance(obj["text"], str):
+            raise EventFormatError("field 'text' must be a string")
+        text = obj["text"]
+    else:
+        text = content_text(obj.get("content"))
+    source = obj.get("source")
+    if source is not None and not isinstance(source, Mapping):
+        raise EventFormatError("field 'source' must be an object or null")
+    source = source or {}
+    event = Event(
+        session_id=session_id,
+        seq=obj["seq"],
+        type=obj["type"],
+        text=text,
+        time=_opt_str(obj, "time"),
+        turn=_opt_int(obj, "turn"),
+        step=_opt_int(obj, "step"),
+        role=_opt_str(obj, "role"),
+        source_kind=_opt_str(source, "kind"),
+        source_form=_opt_str(source, "form"),
+        tool_name=_opt_str(obj, "tool_name"),
+        call_id=_opt_str(obj, "call_id"),
+    )
+    event.validate()
+    return event
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """The canonical JSON object for an event (the inverse of :func:`parse_event`)."""
+    out: dict[str, Any] = {"session_id": event.session_id, "seq": event.seq, "type": event.type}
+    for name in ("time", "turn", "step", "role"):
+        value = getattr(event, name)
+        if value is not None:
+            out[name] = value
+    out["text"] = event.text
+    if event.source_kind or event.source_form:
+        out["source"] = {"kind": event.source_kind, "form": event.source_form}
+    if event.tool_name:
+        out["tool_name"] = event.tool_name
+    if event.call_id:
+        out["call_id"] = event.call_id
+    return out

@@ -1,0 +1,194 @@
+"""Capture: committed host events become ``events`` rows, idempotently.
+
+Capture happens after the fact and never edits the host's log. Text is scrubbed
+of private spans and secrets, normalized, hashed and capped; an event whose text
+was cut, or whose type is configured for it, also keeps its full text in
+``archive``. ``(session_id, seq)`` is unique and inserts are ``INSERT OR IGNORE``,
+so a replayed or repeated event changes nothing.
+
+Which rows count as the user's words is decided here too
+(:func:`is_user_evidence`), because every consumer must agree on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from convmem.core.constants import (
+    BLOCK_MARKER,
+    CAPTURED_EVENT_TYPES,
+    GENERATED_SOURCE_KINDS,
+    ROLE_BY_PREFIX,
+    USER_SOURCE_KINDS,
+)
+from convmem.core.text import normalize_text, sha256_hex
+from convmem.errors import EventFormatError
+from convmem.privacy import scrub
+
+if TYPE_CHECKING:
+    from convmem.config import Settings
+    from convmem.memory.store import MemoryStore
+
+MAX_SESSION_ID_CHARS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A host event in canonical form (see docs/event-format.md)."""
+
+    session_id: str
+    seq: int
+    type: str
+    text: str = ""
+    time: str | None = None
+    turn: int | None = None
+    step: int | None = None
+    role: str | None = None
+    source_kind: str | None = None
+    source_form: str | None = None
+    tool_name: str | None = None
+    call_id: str | None = None
+
+    def validate(self) -> None:
+        """Raise :class:`EventFormatError` naming the first bad field."""
+        if not isinstance(self.session_id, str) or not self.session_id.strip():
+            raise EventFormatError("field 'session_id' must be a non-empty string")
+        if len(self.session_id) > MAX_SESSION_ID_CHARS:
+            raise EventFormatError(f"field 'session_id' is longer than {MAX_SESSION_ID_CHARS}")
+        if isinstance(self.seq, bool) or not isinstance(self.seq, int) or self.seq < 0:
+            raise EventFormatError("field 'seq' must be a whole number ≥ 0")
+        if self.seq > 2**62:
+            raise EventFormatError("field 'seq' is too large")
+        if self.type not in CAPTURED_EVENT_TYPES:
+            raise EventFormatError(
+                f"field 'type' is {self.type!r}; expected one of {', '.join(CAPTURED_EVENT_TYPES)}"
+            )
+        if not isinstance(self.text, str):
+            raise EventFormatError("field 'text' must be a string")
+        for name in ("turn", "step"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise EventFormatError(f"field {name!r} must be a whole number or null")
+        for name in ("time", "role", "source_kind", "source_form", "tool_name", "call_id"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise EventFormatError(f"field {name!r} must be a string or null")
+
+    @property
+    def effective_role(self) -> str:
+        return self.role or ROLE_BY_PREFIX.get(self.type.split("/", 1)[0], "system")
+
+
+def is_generated(source_kind: str | None, text: str = "") -> bool:
+    """Text a program produced: another plugin's context, or convmem's own block."""
+    return source_kind in GENERATED_SOURCE_KINDS or text.lstrip().startswith(BLOCK_MARKER)
+
+
+def is_user_evidence(event_type: str, source_kind: str | None, text: str) -> bool:
+    """True only for what the person typed: a user message from a user source kind."""
+    return (
+        event_type == "user/message"
+        and source_kind in USER_SOURCE_KINDS
+        and not text.lstrip().startswith(BLOCK_MARKER)
+    )
+
+
+@dataclass
+class CaptureResult:
+    inserted: int = 0
+    duplicates: int = 0
+    archived: int = 0
+    truncated: int = 0
+
+    def add(self, other: CaptureResult) -> None:
+        self.inserted += other.inserted
+        self.duplicates += other.duplicates
+        self.archived += other.archived
+        self.truncated += other.truncated
+
+
+class Capture:
+    """Writes canonical events through the store."""
+
+    def __init__(self, store: MemoryStore, settings: Settings) -> None:
+        self.store = store
+        self.max_chars = int(settings["capture.max_text_chars"])
+        self.redact = bool(settings["capture.redact_secrets"])
+        self.drop_private = bool(settings["capture.drop_private"])
+        self.archive_enabled = bool(settings["archive.enabled"])
+        self.archive_types = frozenset(settings["archive.event_types"])
+        self.archive_max = int(settings["archive.max_chars_per_event"])
+        self.enabled = bool(settings["capture.enabled"])
+
+    def prepare(self, event: Event, now: str) -> tuple[tuple[Any, ...], tuple[Any, ...] | None]:
+        """The ``events`` row (and ``archive`` row, if any) for one event."""
+        text = normalize_text(
+            scrub(event.text, private=self.drop_private, secrets=self.redact) if event.text else ""
+        )
+        truncated = len(text) > self.max_chars
+        stored = text[: self.max_chars] if truncated else text
+        archive_row = None
+        store_mode = "host"
+        if self.archive_enabled and (truncated or event.type in self.archive_types) and text:
+            store_mode = "archive"
+            full = text[: self.archive_max]
+            archive_row = (
+                event.session_id,
+                f"seq:{event.seq}",
+                full,
+                len(full),
+                int(len(text) > self.archive_max),
+                now,
+            )
+        row = (
+            event.session_id,
+            event.seq,
+            event.type,
+            event.time,
+            event.turn,
+            event.step,
+            event.effective_role,
+            stored,
+            event.source_kind,
+            event.source_form,
+            event.tool_name,
+            event.call_id,
+            store_mode,
+            sha256_hex(text),
+            int(truncated),
+            now,
+        )
+        return row, archive_row
+
+    def capture(self, event: Event) -> CaptureResult:
+        return self.capture_many([event])
+
+    def capture_many(self, events: Iterable[Event]) -> CaptureResult:
+        """Insert a batch in one transaction; already-present events are ignored."""
+        result = CaptureResult()
+        if not self.enabled:
+            return result
+        now = self.store.now()
+        by_session: dict[str, tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]] = {}
+        for event in events:
+            event.validate()
+            row, archive_row = self.prepare(event, now)
+            rows, archives = by_session.setdefault(event.session_id, ([], []))
+            rows.append(row)
+            if archive_row is not None:
+                archives.append(archive_row)
+            result.truncated += row[14]
+        with self.store.transaction():
+            for session_id, (rows, archives) in by_session.items():
+                inserted = self.store.insert_events(rows)
+                result.inserted += inserted
+                result.duplicates += len(rows) - inserted
+                if inserted:
+                    result.archived += self.store.insert_archive(archives)
+                    self.store.touch_session(session_id)
+                    self.store.advance_checkpoint(
+                        session_id, "last_event_seq", max(r[1] for r in rows)
+                    )
+        return result

@@ -1,0 +1,108 @@
+"""The ``convmem`` command line: thin commands over the library.
+
+Each command parses its options, makes one library call and prints. Library
+errors become one-line messages here and nowhere else; anything unexpected is
+written to the error log and reported in one sentence, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+import click
+
+from convmem.config import Settings, load_settings
+from convmem.errors import ConvmemError
+
+
+class AppContext:
+    """Settings and a lazily opened runtime, shared by the commands of one call."""
+
+    def __init__(self, home: str | None, config: str | None, store: str | None) -> None:
+        self.home, self.config_file, self.store_url = home, config, store
+        self._settings: Settings | None = None
+        self._runtime: Any = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            overrides = {"store": self.store_url} if self.store_url else None
+            self._settings = load_settings(self.config_file, self.home, overrides)
+            for warning in self._settings.warnings:
+                click.echo(f"warning: {warning}", err=True)
+        return self._settings
+
+    @property
+    def runtime(self) -> Any:
+        if self._runtime is None:
+            from convmem.runtime import MemoryRuntime
+
+            self._runtime = MemoryRuntime.open(self.settings)
+        return self._runtime
+
+    def close(self) -> None:
+        if self._runtime is not None:
+            self._runtime.close()
+            self._runtime = None
+
+
+def _log_internal_error(ctx: AppContext | None) -> str:
+    try:
+        folder = ctx.settings.data_dir if ctx is not None else Path.home()
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        log = folder / "convmem.log"
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(traceback.format_exc() + "\n")
+        return str(log)
+    except Exception:
+        return "(no log could be written)"
+
+
+class ConvmemGroup(click.Group):
+    """Turns library errors into one-sentence messages with a non-zero exit."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ConvmemError as exc:
+            raise click.ClickException(str(exc)) from None
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            click.echo("interrupted; committed events are kept", err=True)
+            sys.exit(130)
+        except BrokenPipeError:
+            sys.exit(0)
+        except Exception as exc:
+            where = _log_internal_error(ctx.obj if isinstance(ctx.obj, AppContext) else None)
+            raise click.ClickException(
+                f"internal error ({type(exc).__name__}: {exc}); details were written to {where}"
+            ) from None
+        finally:
+            if isinstance(ctx.obj, AppContext):
+                ctx.obj.close()
+
+
+@click.group(cls=ConvmemGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--home", envvar="CONVMEM_HOME", help="Data folder (also CONVMEM_HOME).")
+@click.option(
+    "--config", "config_file", type=click.Path(dir_okay=False), help="Settings TOML file."
+)
+@click.option("--store", envvar="CONVMEM_STORE", help="Storage URL (also CONVMEM_STORE).")
+@click.version_option(package_name="convmem")
+@click.pass_context
+def main(ctx: click.Context, home: str | None, config_file: str | None, store: str | None) -> None:
+    """Deterministic, auditable memory for long LLM agent conversations."""
+    ctx.obj = AppContext(home, config_file, store)
+
+
+def _register() -> None:
+    from convmem.cli import data_cmds
+
+    data_cmds.register(main)
+
+
+_register()

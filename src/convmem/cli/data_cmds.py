@@ -1,0 +1,214 @@
+"""Commands that move data in and out: ingest, status, export, purge, config."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from convmem.cli.output import echo_json, echo_table
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--format",
+    "fmt",
+    default="auto",
+    type=click.Choice(["auto", "events", "claude-code", "dsh", "openai"]),
+    help="Input format; auto detects it from the file.",
+)
+@click.option("--session", help="Session id for lines that do not carry one.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_obj
+def ingest(obj: Any, files: tuple[str, ...], fmt: str, session: str | None, as_json: bool) -> None:
+    """Read event files into the store (re-reading a file changes nothing).
+
+    Bad lines are reported with file and line number and skipped; the rest goes in.
+    Exit status is 1 when any line was bad, 0 otherwise.
+    """
+    from convmem.ingest import IngestReport, ingest_file
+
+    runtime = obj.runtime
+    report = IngestReport()
+    for name in files:
+        path = Path(name)
+        size = path.stat().st_size if path.is_file() else 0
+        if sys.stderr.isatty() and size > 5_000_000 and not as_json:
+            with click.progressbar(length=size, label=path.name, file=sys.stderr) as bar:
+                ingest_file(
+                    path,
+                    runtime.on_events,
+                    fmt=fmt,
+                    session=session,
+                    progress=bar.update,
+                    report=report,
+                )
+        else:
+            ingest_file(path, runtime.on_events, fmt=fmt, session=session, report=report)
+    if as_json:
+        echo_json(report.as_dict())
+    else:
+        for problem in report.problems[:50]:
+            click.echo(f"skipped {problem}", err=True)
+        if len(report.problems) > 50:
+            click.echo(f"... and {len(report.problems) - 50} more bad lines", err=True)
+        click.echo(report.summary())
+    if report.problems:
+        sys.exit(1)
+
+
+@click.command()
+@click.option("--session", help="Only this session.")
+@click.option("--check", is_flag=True, help="Also run SQLite's integrity check (never repairs).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
+    """Show what the store holds and how memory is configured."""
+    from convmem.diagnostics import status as build_status
+
+    data = build_status(obj.runtime.store, obj.settings, session, check)
+    if as_json:
+        echo_json(data)
+        return
+    st = data["store"]
+    click.echo(
+        f"store: {st['backend']} {st['location']} (schema v{st['schema_version']}"
+        + (
+            f", SQLite {st['sqlite_version']}, FTS5 trigram {'yes' if st['fts5_trigram'] else 'no'}"
+            if "sqlite_version" in st
+            else ""
+        )
+        + ")"
+    )
+    echo_table(["table", "rows"], sorted(data["counts"].items()))
+    click.echo(f"pending extractions: {data['pending_extractions']}")
+    click.echo(f"budget: {data['budget']['tokens']} tokens")
+    if data["sessions"]:
+        echo_table(
+            ["session", "events", "last event", "last extract", "last assembly"],
+            [
+                [
+                    s["session_id"],
+                    s["events"],
+                    s["checkpoints"]["last_event_seq"],
+                    s["checkpoints"]["last_extract_seq"],
+                    s["checkpoints"]["last_assembly_seq"],
+                ]
+                for s in data["sessions"]
+            ],
+        )
+    la = data["latest_assembly"]
+    if la:
+        click.echo(
+            f"latest assembly: #{la['id']} session {la['session_id']}, {la['used_tokens']}/"
+            f"{la['budget']} tokens, {'injected' if la['injected'] else 'not injected'}"
+        )
+    lv = data["latest_validation"]
+    if lv:
+        click.echo(
+            f"latest validation: #{lv['id']} seq {lv['event_seq']}, "
+            f"{'ok' if lv['ok'] else str(lv['violations']) + ' violations'}"
+            + (", blocked" if lv["blocked"] else "")
+        )
+    comp = data["compatibility"]
+    click.echo(f"compaction policy: {comp['policy']} (detected: {comp['detected']})")
+    if "integrity" in data:
+        integ = data["integrity"]
+        click.echo("integrity: ok" if integ["ok"] else "integrity: PROBLEMS FOUND")
+        for problem in integ["problems"]:
+            click.echo(f"  {problem}")
+        if not integ["ok"]:
+            sys.exit(1)
+
+
+@click.command()
+@click.option("--session", required=True, help="Session to export.")
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False), help="Write here instead of stdout."
+)
+@click.pass_obj
+def export(obj: Any, session: str, output: str | None) -> None:
+    """Write every row of one session as JSON."""
+    from convmem.errors import NotFoundError
+
+    store = obj.runtime.store
+    if not store.session_exists(session):
+        raise NotFoundError(f"no session {session!r}; `convmem status` lists the sessions")
+    data = {
+        "session_id": session,
+        "schema": store.schema_version(),
+        "tables": store.export_session(session),
+    }
+    text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)
+    if output:
+        Path(output).write_text(text + "\n", encoding="utf-8")
+        click.echo(f"wrote {output}", err=True)
+    else:
+        click.echo(text)
+
+
+@click.command()
+@click.option("--session", required=True, help="Session to delete.")
+@click.option("--yes", is_flag=True, help="Confirm: purging cannot be undone.")
+@click.pass_obj
+def purge(obj: Any, session: str, yes: bool) -> None:
+    """Delete every row of one session (other sessions are untouched)."""
+    from convmem.errors import NotFoundError
+
+    if not yes:
+        raise click.UsageError("purge deletes the session for good; add --yes to confirm")
+    store = obj.runtime.store
+    if not store.session_exists(session):
+        raise NotFoundError(f"no session {session!r}; `convmem status` lists the sessions")
+    removed = store.purge_session(session)
+    click.echo(f"purged session {session}: {sum(removed.values())} rows")
+
+
+@click.command("config")
+@click.option(
+    "--list", "list_all", is_flag=True, help="List every setting with default and bounds."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+def config_cmd(obj: Any, list_all: bool, as_json: bool) -> None:
+    """Show the resolved settings (or, with --list, the settings table)."""
+    from convmem.config import settings_table
+
+    if list_all:
+        rows = settings_table()
+        if as_json:
+            echo_json(rows)
+        else:
+            echo_table(["name", "default", "bounds", "help"], [list(r.values()) for r in rows])
+        return
+    settings = obj.settings
+    data = {k: list(v) if isinstance(v, tuple) else v for k, v in settings.values.items()}
+    if as_json:
+        echo_json({"source": settings.source, "values": data})
+    else:
+        click.echo(f"# from {settings.source}")
+        for key, value in sorted(data.items()):
+            click.echo(f"{key} = {json.dumps(value, ensure_ascii=False)}")
+
+
+@click.command()
+@click.pass_obj
+def demo(obj: Any) -> None:
+    """Replay the shipped demo conversation, then show the store's status."""
+    from importlib.resources import as_file, files
+
+    from convmem.ingest import ingest_file
+
+    with as_file(files("convmem.data").joinpath("demo.jsonl")) as path:
+        report = ingest_file(path, obj.runtime.on_events)
+    click.echo(f"demo conversation: {report.summary()}")
+    click.get_current_context().invoke(status)
+
+
+def register(group: click.Group) -> None:
+    for command in (ingest, status, export, purge, config_cmd, demo):
+        group.add_command(command)

@@ -1,0 +1,1 @@
+"""Core building blocks: vocabulary, schema, database wrapper and text utilities."""

@@ -1,0 +1,246 @@
+"""``MemoryDatabase``: a thin wrapper over the standard library's sqlite3.
+
+It owns the connection settings (WAL, ``synchronous=NORMAL``, a busy timeout, a
+statement cache), nested transactions as savepoints, running the schema migrations,
+and turning SQLite's error codes into one-sentence :class:`StoreError` messages.
+No other module outside the store opens SQLite.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from convmem.core.schema import MIGRATIONS, SCHEMA_VERSION
+from convmem.errors import SchemaTooNewError, StoreBusyError, StoreError
+
+BUSY_TIMEOUT_MS = 5000
+#: How long a writer keeps retrying "database is locked" beyond SQLite's own busy wait.
+LOCK_RETRY_SECONDS = 10.0
+
+Params = Sequence[Any] | dict[str, Any]
+
+
+def _explain(exc: sqlite3.Error, path: str) -> StoreError:
+    msg = str(exc)
+    low = msg.lower()
+    if "not a database" in low or "malformed" in low or "corrupt" in low:
+        return StoreError(
+            f"the database {path} is damaged or not a convmem database ({msg}); "
+            "move it aside and run again, or restore it from a backup"
+        )
+    if "readonly" in low or "read-only" in low:
+        return StoreError(f"the database {path} is read-only; make its folder writable")
+    if "disk is full" in low or "database or disk is full" in low:
+        return StoreError(f"no space left for the database {path}; free some disk space")
+    if "unable to open" in low:
+        return StoreError(f"cannot open the database {path}; check that its folder exists")
+    if "locked" in low or "busy" in low:
+        return StoreBusyError(
+            f"the database {path} stayed locked by another process; try again shortly"
+        )
+    return StoreError(f"database error on {path}: {msg}")
+
+
+class MemoryDatabase:
+    """One SQLite connection, migrated to the current schema on open."""
+
+    def __init__(self, path: str | os.PathLike[str], *, migrate: bool = True) -> None:
+        self.path = str(path)
+        self._depth = 0
+        if self.path != ":memory:":
+            _prepare_file(Path(self.path))
+        try:
+            self.conn = sqlite3.connect(
+                self.path, isolation_level=None, cached_statements=256, check_same_thread=False
+            )
+            self.conn.row_factory = sqlite3.Row
+            self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if self.path != ":memory:":
+                self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+            self.conn.execute("PRAGMA foreign_keys = ON")
+            if migrate:
+                self.migrate()
+        except sqlite3.Error as exc:
+            raise _explain(exc, self.path) from exc
+
+    # --- statements ------------------------------------------------------------------
+
+    def execute(self, sql: str, params: Params = ()) -> sqlite3.Cursor:
+        try:
+            return self.conn.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise _explain(exc, self.path) from exc
+
+    def executemany(self, sql: str, rows: Iterable[Params]) -> sqlite3.Cursor:
+        try:
+            return self.conn.executemany(sql, rows)
+        except sqlite3.Error as exc:
+            raise _explain(exc, self.path) from exc
+
+    def query(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+        return self.execute(sql, params).fetchall()
+
+    def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.execute(sql, params).fetchone()
+        return row
+
+    def scalar(self, sql: str, params: Params = ()) -> Any:
+        row = self.execute(sql, params).fetchone()
+        return None if row is None else row[0]
+
+    def execute_script(self, sql: str) -> None:
+        """Run several statements inside the current transaction.
+
+        ``sqlite3.executescript`` would commit first, which would split a migration
+        from its bookkeeping row; this splits on complete statements instead.
+        """
+        buf = ""
+        for line in sql.splitlines(keepends=True):
+            buf += line
+            if sqlite3.complete_statement(buf):
+                if buf.strip():
+                    self.execute(buf)
+                buf = ""
+        if buf.strip():
+            self.execute(buf)
+
+    # --- transactions ----------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A write transaction; nested calls become savepoints that roll back alone."""
+        if self._depth == 0:
+            self._begin()
+        else:
+            self.execute(f"SAVEPOINT sp{self._depth}")
+        self._depth += 1
+        try:
+            yield
+        except BaseException:
+            self._depth -= 1
+            if self._depth == 0:
+                self.conn.execute("ROLLBACK")
+            else:
+                self.conn.execute(f"ROLLBACK TO sp{self._depth}")
+                self.conn.execute(f"RELEASE sp{self._depth}")
+            raise
+        self._depth -= 1
+        if self._depth == 0:
+            self.execute("COMMIT")
+        else:
+            self.execute(f"RELEASE sp{self._depth}")
+
+    def _begin(self) -> None:
+        # BEGIN IMMEDIATE takes the write lock up front, so two writers never deadlock
+        # on a read-to-write upgrade; the busy timeout waits, and we retry past it.
+        deadline = time.monotonic() + LOCK_RETRY_SECONDS
+        while True:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc).lower() or time.monotonic() > deadline:
+                    raise _explain(exc, self.path) from exc
+                time.sleep(0.05)
+
+    # --- schema ----------------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        has_meta = self.scalar("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'")
+        if not has_meta:
+            return 0
+        value = self.scalar("SELECT value FROM meta WHERE key = 'schema'")
+        return int(value) if value is not None else 0
+
+    def migrate(self) -> list[str]:
+        """Apply the migrations this file has not seen; return their names."""
+        current = self.schema_version()
+        if current > SCHEMA_VERSION:
+            raise SchemaTooNewError(
+                f"the database {self.path} has schema version {current}, newer than this "
+                f"convmem understands ({SCHEMA_VERSION}); upgrade convmem"
+            )
+        applied: list[str] = []
+        for number, (name, func) in enumerate(MIGRATIONS, start=1):
+            if number <= current:
+                continue
+            with self.transaction():
+                func(self)
+                now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+                self.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                    (f"migration:{name}", now),
+                )
+                self.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?)", (str(number),)
+                )
+            applied.append(name)
+        return applied
+
+    # --- diagnostics -----------------------------------------------------------------
+
+    def integrity_check(self) -> list[str]:
+        """Problems SQLite finds in the file (empty when healthy). Never repairs."""
+        problems: list[str] = []
+        try:
+            rows = self.conn.execute("PRAGMA integrity_check").fetchall()
+            problems += [str(r[0]) for r in rows if str(r[0]) != "ok"]
+            for table in ("events_fts", "memory_fts", "rules_fts"):
+                exists = self.conn.execute(
+                    "SELECT 1 FROM sqlite_master WHERE name = ?", (table,)
+                ).fetchone()
+                if exists:
+                    try:
+                        self.conn.execute(
+                            f"INSERT INTO {table}({table}) VALUES ('integrity-check')"
+                        )
+                    except sqlite3.Error as exc:
+                        problems.append(f"{table}: {exc}")
+        except sqlite3.Error as exc:
+            problems.append(str(exc))
+        return problems
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> MemoryDatabase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _prepare_file(path: Path) -> None:
+    """Create the data folder (0700) and the database file (0600) if missing."""
+    folder = path.parent
+    if not folder.exists():
+        try:
+            folder.mkdir(parents=True, mode=0o700, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the data folder {folder}: {exc.strerror}") from exc
+    if not path.exists():
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+            os.close(fd)
+        except OSError as exc:
+            raise StoreError(f"cannot create the database {path}: {exc.strerror}") from exc
+
+
+def sqlite_info() -> dict[str, Any]:
+    """SQLite library version and whether FTS5 with the trigram tokenizer works."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')")
+        trigram = True
+    except sqlite3.Error:
+        trigram = False
+    finally:
+        conn.close()
+    return {"sqlite_version": sqlite3.sqlite_version, "fts5_trigram": trigram}

@@ -1,0 +1,292 @@
+"""The SQLite schema as ordered, named migrations.
+
+Each migration is a function registered with :func:`migration`; registration order is
+run order. Opening a database runs the ones it has not seen, each in its own
+transaction together with its bookkeeping row in ``meta`` (``migration:<name>``), and
+sets ``meta.schema`` to the number applied. A shipped migration is never edited: a
+change is a new migration appended at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+
+class _Executor(Protocol):
+    def execute_script(self, sql: str) -> None: ...
+
+
+Migration = Callable[[_Executor], None]
+
+MIGRATIONS: list[tuple[str, Migration]] = []
+
+#: Tables whose row counts ``status`` reports.
+REPORT_TABLES = (
+    "sessions",
+    "events",
+    "memory_items",
+    "memory_events",
+    "task_state",
+    "checkpoints",
+    "skill_versions",
+    "rules",
+    "assembly_logs",
+    "validation_logs",
+)
+
+
+def migration(func: Migration) -> Migration:
+    MIGRATIONS.append((func.__name__, func))
+    return func
+
+
+def _fts(table: str, column: str, name: str) -> str:
+    """An external-content trigram FTS5 index over ``table.column`` kept in sync by triggers."""
+    return f"""
+    CREATE VIRTUAL TABLE {name} USING fts5(
+        {column}, content='{table}', content_rowid='rowid', tokenize='trigram'
+    );
+    CREATE TRIGGER {name}_ai AFTER INSERT ON {table} BEGIN
+        INSERT INTO {name}(rowid, {column}) VALUES (new.rowid, new.{column});
+    END;
+    CREATE TRIGGER {name}_ad AFTER DELETE ON {table} BEGIN
+        INSERT INTO {name}({name}, rowid, {column}) VALUES ('delete', old.rowid, old.{column});
+    END;
+    CREATE TRIGGER {name}_au AFTER UPDATE OF {column} ON {table} BEGIN
+        INSERT INTO {name}({name}, rowid, {column}) VALUES ('delete', old.rowid, old.{column});
+        INSERT INTO {name}(rowid, {column}) VALUES (new.rowid, new.{column});
+    END;
+    """
+
+
+@migration
+def v1_core(db: _Executor) -> None:
+    """Every table of the data model except validation logs."""
+    db.execute_script(
+        """
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+        CREATE TABLE sessions (
+            session_id TEXT PRIMARY KEY,
+            cwd TEXT, project TEXT, origin TEXT, host_version TEXT,
+            memory_enabled INTEGER NOT NULL DEFAULT 1,
+            created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+        );
+
+        CREATE TABLE events (
+            session_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            type TEXT NOT NULL,
+            time TEXT, turn INTEGER, step INTEGER,
+            role TEXT,
+            text TEXT NOT NULL,
+            source_kind TEXT, source_form TEXT,
+            tool_name TEXT, call_id TEXT,
+            store TEXT NOT NULL DEFAULT 'host',
+            content_hash TEXT NOT NULL,
+            truncated INTEGER NOT NULL DEFAULT 0,
+            ingested_at TEXT NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        );
+        CREATE INDEX events_session_type ON events(session_id, type, seq);
+        CREATE INDEX events_session_turn ON events(session_id, turn);
+        CREATE INDEX events_hash ON events(content_hash);
+        """
+        + _fts("events", "text", "events_fts")
+        + """
+        CREATE TABLE memory_items (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            content TEXT NOT NULL,
+            topic TEXT NOT NULL DEFAULT '',
+            conditions_json TEXT NOT NULL DEFAULT '[]',
+            scope_json TEXT NOT NULL DEFAULT '[]',
+            numbers_json TEXT NOT NULL DEFAULT '[]',
+            source_refs_json TEXT NOT NULL DEFAULT '[]',
+            evidence_type TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'active',
+            supersedes_json TEXT NOT NULL DEFAULT '[]',
+            superseded_by TEXT,
+            content_hash TEXT NOT NULL,
+            extractor TEXT NOT NULL,
+            derived_from_seq INTEGER,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE UNIQUE INDEX memory_items_active_hash
+            ON memory_items(session_id, content_hash) WHERE status = 'active';
+        CREATE INDEX memory_items_session_status ON memory_items(session_id, status);
+        CREATE INDEX memory_items_topic ON memory_items(session_id, topic);
+        """
+        + _fts("memory_items", "content", "memory_fts")
+        + """
+        CREATE TABLE memory_events (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            memory_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            event TEXT NOT NULL,
+            at TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            detail_json TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX memory_events_item ON memory_events(memory_id, id);
+        CREATE INDEX memory_events_session ON memory_events(session_id, id);
+
+        CREATE TABLE task_state (
+            session_id TEXT PRIMARY KEY,
+            goal TEXT,
+            progress_json TEXT NOT NULL DEFAULT '[]',
+            blockers_json TEXT NOT NULL DEFAULT '[]',
+            open_items_json TEXT NOT NULL DEFAULT '[]',
+            superseded_json TEXT NOT NULL DEFAULT '[]',
+            updated_by_seq INTEGER,
+            updated_at TEXT NOT NULL
+        );
+
+        CREATE TABLE checkpoints (
+            session_id TEXT PRIMARY KEY,
+            last_event_seq INTEGER NOT NULL DEFAULT -1,
+            last_extract_seq INTEGER NOT NULL DEFAULT -1,
+            last_assembly_seq INTEGER NOT NULL DEFAULT -1,
+            last_validate_seq INTEGER NOT NULL DEFAULT -1,
+            updated_at TEXT NOT NULL
+        );
+
+        CREATE TABLE skill_versions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL,
+            source TEXT NOT NULL,
+            path TEXT NOT NULL,
+            content TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            supersedes INTEGER,
+            created_at TEXT NOT NULL,
+            UNIQUE (name, content_hash)
+        );
+
+        CREATE TABLE skill_files (
+            name TEXT PRIMARY KEY,
+            version_id INTEGER NOT NULL,
+            path TEXT NOT NULL,
+            enabled INTEGER NOT NULL DEFAULT 1,
+            description TEXT NOT NULL DEFAULT '',
+            when_to_use TEXT NOT NULL DEFAULT '',
+            invocation TEXT NOT NULL DEFAULT '',
+            updated_at TEXT NOT NULL
+        );
+
+        CREATE TABLE rules (
+            id TEXT PRIMARY KEY,
+            skill_name TEXT NOT NULL,
+            rule_key TEXT NOT NULL,
+            text TEXT NOT NULL,
+            category TEXT NOT NULL,
+            scope_json TEXT NOT NULL DEFAULT '[]',
+            source_path TEXT NOT NULL,
+            source_line INTEGER NOT NULL,
+            active INTEGER NOT NULL DEFAULT 1,
+            content_hash TEXT NOT NULL,
+            version_id INTEGER NOT NULL,
+            UNIQUE (skill_name, rule_key)
+        );
+        """
+        + _fts("rules", "text", "rules_fts")
+        + """
+        CREATE TABLE rule_overrides (
+            rule_id TEXT PRIMARY KEY,
+            category TEXT,
+            active INTEGER,
+            scope_json TEXT,
+            updated_at TEXT NOT NULL
+        );
+
+        CREATE TABLE assembly_logs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL,
+            at TEXT NOT NULL,
+            trigger TEXT NOT NULL,
+            turn INTEGER, step INTEGER,
+            query TEXT NOT NULL DEFAULT '',
+            budget INTEGER NOT NULL,
+            used_tokens INTEGER NOT NULL,
+            token_source TEXT NOT NULL,
+            content_hash TEXT,
+            injected INTEGER NOT NULL,
+            message_seq INTEGER,
+            text TEXT NOT NULL DEFAULT '',
+            sections_json TEXT NOT NULL DEFAULT '[]',
+            items_json TEXT NOT NULL DEFAULT '[]',
+            omitted_json TEXT NOT NULL DEFAULT '[]',
+            reasons_json TEXT NOT NULL DEFAULT '[]',
+            errors_json TEXT NOT NULL DEFAULT '[]'
+        );
+        CREATE INDEX assembly_logs_session ON assembly_logs(session_id, id);
+
+        CREATE TABLE archive (
+            session_id TEXT NOT NULL,
+            ref TEXT NOT NULL,
+            text TEXT NOT NULL,
+            chars INTEGER NOT NULL,
+            truncated INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (session_id, ref)
+        );
+
+        CREATE TABLE pending_extraction (
+            session_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        );
+        """
+    )
+
+
+@migration
+def v2_validation_logs(db: _Executor) -> None:
+    """An audit row per validation run over committed assistant output."""
+    db.execute_script(
+        """
+        CREATE TABLE validation_logs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL,
+            event_seq INTEGER,
+            at TEXT NOT NULL,
+            target TEXT NOT NULL,
+            ok INTEGER NOT NULL,
+            checked INTEGER NOT NULL,
+            skipped INTEGER NOT NULL,
+            deterministic INTEGER NOT NULL,
+            blocked INTEGER NOT NULL,
+            repair_reminder TEXT,
+            violations_json TEXT NOT NULL DEFAULT '[]',
+            errors_json TEXT NOT NULL DEFAULT '[]'
+        );
+        CREATE INDEX validation_logs_session ON validation_logs(session_id, id);
+        """
+    )
+
+
+@migration
+def v3_host_cursors(db: _Executor) -> None:
+    """Where an adapter stopped reading a host's own log (e.g. a transcript byte offset)."""
+    db.execute_script(
+        """
+        CREATE TABLE host_cursors (
+            session_id TEXT NOT NULL,
+            source TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            state_json TEXT NOT NULL DEFAULT '{}',
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (session_id, source)
+        );
+        """
+    )
+
+
+SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,123 @@
+"""Status data: counts, cursors, budget, latest logs, schema and compatibility.
+
+Everything here returns plain data; the CLI decides how to print it. Problems are
+reported as values, not raised, so that ``status`` works on a damaged store too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from convmem.core.constants import COMPACTION_EVENT_TYPES
+from convmem.core.db import sqlite_info
+from convmem.core.schema import SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from convmem.config import Settings
+    from convmem.memory.store import MemoryStore
+
+
+def compatibility_report(
+    store: MemoryStore, settings: Settings, session_id: str | None
+) -> dict[str, Any]:
+    """What compaction behaviour to expect, what was seen, what cannot be seen."""
+    policy = str(settings["compatibility.compaction_policy"])
+    seen: dict[str, int] = {}
+    if session_id is not None:
+        for etype in COMPACTION_EVENT_TYPES:
+            seen[etype] = len(store.events(session_id, types=[etype]))
+    compactions = seen.get("compaction/start", 0) + seen.get("compaction/summary", 0)
+    if policy == "auto":
+        detected = "compaction-basic" if compactions else "no compaction seen yet"
+    else:
+        detected = policy
+    notes = []
+    if policy == "billion-context":
+        notes.append("a gating compressor may suppress ordinary pre-step assembly")
+    if policy == "none":
+        notes.append("compaction support is off; the block says so")
+    return {
+        "policy": policy,
+        "detected": detected,
+        "compaction_events": seen,
+        "reinject_after_compaction": bool(settings["compatibility.reinject_after_compaction"]),
+        "not_observable": [
+            "the host's compaction thresholds and summariser configuration",
+            "messages the host keeps visible after a compaction (inferred from events)",
+        ],
+        "notes": notes,
+    }
+
+
+def status(
+    store: MemoryStore, settings: Settings, session_id: str | None = None, check: bool = False
+) -> dict[str, Any]:
+    """The data behind ``convmem status``."""
+    info = sqlite_info() if store.backend == "sqlite" else {}
+    report: dict[str, Any] = {
+        "store": {
+            "backend": store.backend,
+            "location": str(settings["store"] or settings.db_path),
+            "schema_version": store.schema_version(),
+            "schema_expected": SCHEMA_VERSION,
+            **info,
+        },
+        "counts": store.table_counts(session_id),
+        "pending_extractions": store.count_pending(session_id),
+        "budget": {
+            "tokens": settings.budget,
+            "soft": settings["assembly.soft_budget_tokens"],
+            "min": settings["assembly.min_budget_tokens"],
+        },
+        "sessions": [],
+    }
+    sessions = store.sessions()
+    if session_id is not None:
+        sessions = [s for s in sessions if s["session_id"] == session_id]
+    for s in sessions:
+        cp = store.checkpoint(s["session_id"])
+        report["sessions"].append(
+            {
+                "session_id": s["session_id"],
+                "events": s["events"],
+                "checkpoints": {
+                    "last_event_seq": cp.last_event_seq,
+                    "last_extract_seq": cp.last_extract_seq,
+                    "last_assembly_seq": cp.last_assembly_seq,
+                    "last_validate_seq": cp.last_validate_seq,
+                },
+            }
+        )
+    latest = store.latest_assembly_log(session_id)
+    report["latest_assembly"] = (
+        None
+        if latest is None
+        else {
+            k: latest[k]
+            for k in (
+                "id",
+                "session_id",
+                "trigger",
+                "budget",
+                "used_tokens",
+                "token_source",
+                "injected",
+            )
+        }
+        | {"errors": latest["errors"]}
+    )
+    validation = store.latest_validation_log(session_id)
+    report["latest_validation"] = (
+        None
+        if validation is None
+        else {
+            k: validation[k]
+            for k in ("id", "session_id", "event_seq", "ok", "checked", "skipped", "blocked")
+        }
+        | {"violations": len(validation["violations"])}
+    )
+    report["compatibility"] = compatibility_report(store, settings, session_id)
+    if check:
+        problems = store.integrity_check()
+        report["integrity"] = {"ok": not problems, "problems": problems}
+    return report

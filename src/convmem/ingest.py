@@ -1,0 +1,221 @@
+"""Reading event files: canonical JSON Lines (and host logs, via their adapters).
+
+A file is read line by line in batches; each good line becomes an event handed to
+a *sink* (capture, or the runtime's capture-then-extract); each bad line becomes a
+:class:`LineProblem` with its file and line number while the rest goes in.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from convmem.adapters.events import parse_event
+from convmem.capture import CaptureResult, Event
+from convmem.errors import ConvmemError, EventFormatError
+
+#: Lines longer than this are reported and skipped without being held in memory.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+BATCH = 2000
+FORMATS = ("auto", "events", "claude-code", "dsh", "openai")
+
+Sink = Callable[[list[Event]], CaptureResult]
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+@dataclass
+class IngestReport:
+    files: int = 0
+    lines: int = 0
+    events: int = 0
+    inserted: int = 0
+    duplicates: int = 0
+    ignored: int = 0
+    problems: list[LineProblem] = field(default_factory=list)
+    sessions: set[str] = field(default_factory=set)
+
+    def summary(self) -> str:
+        return (
+            f"{self.inserted} new events, {self.duplicates} already present, "
+            f"{len(self.problems)} bad lines skipped, {self.ignored} lines not events "
+            f"({self.files} file{'s' if self.files != 1 else ''}, "
+            f"{len(self.sessions)} session{'s' if len(self.sessions) != 1 else ''})"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "lines": self.lines,
+            "events": self.events,
+            "inserted": self.inserted,
+            "duplicates": self.duplicates,
+            "ignored": self.ignored,
+            "sessions": sorted(self.sessions),
+            "problems": [
+                {"path": p.path, "line": p.line, "message": p.message} for p in self.problems
+            ],
+        }
+
+
+def open_binary(path: Path) -> IO[bytes]:
+    """Open a file for reading, transparently decompressing ``.zst``/``.zstd``."""
+    raw = path.open("rb")
+    if path.suffix in (".zst", ".zstd"):
+        import zstandard
+
+        return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
+    return raw
+
+
+def read_lines(fh: IO[bytes]) -> Iterator[tuple[int, bytes | None, int]]:
+    """Yield ``(line_no, bytes or None if too long, bytes consumed)``."""
+    line_no = 0
+    while True:
+        chunk = fh.readline(MAX_LINE_BYTES + 1)
+        if not chunk:
+            return
+        line_no += 1
+        consumed = len(chunk)
+        if len(chunk) > MAX_LINE_BYTES and not chunk.endswith(b"\n"):
+            while chunk and not chunk.endswith(b"\n"):
+                chunk = fh.readline(1024 * 1024)
+                consumed += len(chunk)
+            yield line_no, None, consumed
+            continue
+        yield line_no, chunk, consumed
+
+
+def decode_json_line(raw: bytes) -> Any:
+    """Decode one line; raise :class:`EventFormatError` with a plain reason."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EventFormatError(f"not valid UTF-8 text (byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise EventFormatError("JSON nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise EventFormatError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+
+
+def detect_format(path: Path) -> str:
+    """Guess a file's format from its name and first object."""
+    name = path.name
+    if name.startswith("session.v4.jsonl"):
+        return "dsh"
+    try:
+        with open_binary(path) as fh:
+            for _, raw, _ in read_lines(fh):
+                if raw is None or not raw.strip():
+                    continue
+                try:
+                    obj = decode_json_line(raw)
+                except EventFormatError:
+                    return "events"
+                if isinstance(obj, dict):
+                    if obj.get("type") == "session" and obj.get("version") == 4:
+                        return "dsh"
+                    if "seq" in obj and "type" in obj:
+                        return "events"
+                    if "sessionId" in obj or "parentUuid" in obj:
+                        return "claude-code"
+                    if "role" in obj and ("content" in obj or "tool_calls" in obj):
+                        return "openai"
+                return "events"
+    except OSError:
+        return "events"
+    return "events"
+
+
+def _line_parser(fmt: str, path: Path, session: str | None) -> Callable[[int, Any], list[Event]]:
+    if fmt == "events":
+        return lambda _line_no, obj: [parse_event(obj, session)]
+    if fmt == "claude-code":
+        from convmem.adapters.claude_code import TranscriptParser
+
+        return TranscriptParser(session or path.stem).parse_line
+    if fmt == "dsh":
+        from convmem.adapters.dsh import SessionLogParser
+
+        return SessionLogParser(session).parse_line
+    if fmt == "openai":
+        from convmem.adapters.openai import MessageListParser
+
+        return MessageListParser(session or path.stem).parse_line
+    raise ConvmemError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
+def ingest_file(
+    path: str | Path,
+    sink: Sink,
+    *,
+    fmt: str = "auto",
+    session: str | None = None,
+    progress: Callable[[int], None] | None = None,
+    report: IngestReport | None = None,
+) -> IngestReport:
+    """Read one file into ``sink``; bad lines are reported, never fatal."""
+    path = Path(path)
+    report = report or IngestReport()
+    if not path.is_file():
+        raise ConvmemError(f"{path} is not a readable file")
+    if fmt == "auto":
+        fmt = detect_format(path)
+    parse = _line_parser(fmt, path, session)
+    report.files += 1
+    batch: list[Event] = []
+
+    def flush() -> None:
+        if batch:
+            result = sink(batch)
+            report.inserted += result.inserted
+            report.duplicates += result.duplicates
+            batch.clear()
+
+    try:
+        with open_binary(path) as fh:
+            for line_no, raw, consumed in read_lines(fh):
+                report.lines += 1
+                if progress is not None:
+                    progress(consumed)
+                if raw is None:
+                    report.problems.append(
+                        LineProblem(str(path), line_no, f"line longer than {MAX_LINE_BYTES} bytes")
+                    )
+                    continue
+                if not raw.strip():
+                    continue
+                try:
+                    events = parse(line_no, decode_json_line(raw))
+                except EventFormatError as exc:
+                    report.problems.append(LineProblem(str(path), line_no, str(exc)))
+                    continue
+                if not events:
+                    report.ignored += 1
+                for event in events:
+                    report.events += 1
+                    report.sessions.add(event.session_id)
+                    batch.append(event)
+                if len(batch) >= BATCH:
+                    flush()
+            flush()
+    except OSError as exc:
+        raise ConvmemError(f"cannot read {path}: {exc}") from exc
+    except Exception as exc:  # zstandard raises its own error type for corrupt frames
+        if type(exc).__module__.startswith("zstandard"):
+            raise ConvmemError(f"{path} is not a valid zstd file: {exc}") from exc
+        raise
+    return report

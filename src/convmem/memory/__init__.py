@@ -1,0 +1,1 @@
+"""Memory storage and extraction."""

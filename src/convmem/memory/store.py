@@ -1,0 +1,325 @@
+"""``MemoryStore``: the storage port.
+
+Every other module reads and writes through this class and never writes SQL. The
+methods are grouped by table family in small mixins (items, logs, skills) so that
+each file stays one concept; a second backend implements the same methods.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from convmem.core.db import MemoryDatabase
+from convmem.core.schema import REPORT_TABLES
+from convmem.memory.models import Checkpoint, StoredEvent
+from convmem.memory.store_items import ItemStoreMixin
+from convmem.memory.store_logs import LogStoreMixin
+from convmem.memory.store_skills import SkillStoreMixin
+
+#: Tables holding per-session rows, in the order export writes them.
+SESSION_TABLES = (
+    "sessions",
+    "events",
+    "archive",
+    "memory_items",
+    "memory_events",
+    "task_state",
+    "checkpoints",
+    "pending_extraction",
+    "assembly_logs",
+    "validation_logs",
+    "host_cursors",
+)
+_ORDER = {
+    "sessions": "session_id",
+    "events": "seq",
+    "archive": "ref",
+    "memory_items": "created_at, id",
+    "memory_events": "id",
+    "task_state": "session_id",
+    "checkpoints": "session_id",
+    "pending_extraction": "seq",
+    "assembly_logs": "id",
+    "validation_logs": "id",
+    "host_cursors": "source",
+}
+CHECKPOINT_FIELDS = ("last_event_seq", "last_extract_seq", "last_assembly_seq", "last_validate_seq")
+
+
+def utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def fts_phrase(term: str) -> str:
+    """One FTS5 string literal: any text a user types becomes a literal, never syntax."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def like_pattern(term: str) -> str:
+    return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin):
+    """The storage API over one :class:`MemoryDatabase`."""
+
+    backend = "sqlite"
+
+    def __init__(self, db: MemoryDatabase, clock: Callable[[], str] = utc_now) -> None:
+        self.db = db
+        self.now = clock
+
+    @classmethod
+    def open(cls, path: str, clock: Callable[[], str] = utc_now) -> MemoryStore:
+        return cls(MemoryDatabase(path), clock)
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self.db.transaction():
+            yield
+
+    # --- meta ------------------------------------------------------------------------
+
+    def meta(self, key: str) -> str | None:
+        value = self.db.scalar("SELECT value FROM meta WHERE key = ?", (key,))
+        return None if value is None else str(value)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    def schema_version(self) -> int:
+        return self.db.schema_version()
+
+    def integrity_check(self) -> list[str]:
+        return self.db.integrity_check()
+
+    # --- events ----------------------------------------------------------------------
+
+    def insert_events(self, rows: Sequence[Sequence[Any]]) -> int:
+        """Insert prepared rows, ignoring ones whose (session_id, seq) exists."""
+        cur = self.db.executemany(
+            "INSERT OR IGNORE INTO events (session_id, seq, type, time, turn, step, role, text,"
+            " source_kind, source_form, tool_name, call_id, store, content_hash, truncated,"
+            " ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
+        return max(cur.rowcount, 0)
+
+    def insert_archive(self, rows: Sequence[Sequence[Any]]) -> int:
+        if not rows:
+            return 0
+        cur = self.db.executemany(
+            "INSERT OR IGNORE INTO archive (session_id, ref, text, chars, truncated, created_at)"
+            " VALUES (?,?,?,?,?,?)",
+            rows,
+        )
+        return max(cur.rowcount, 0)
+
+    def events(
+        self,
+        session_id: str,
+        *,
+        after: int = -1,
+        until: int | None = None,
+        types: Iterable[str] | None = None,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> list[StoredEvent]:
+        sql = "SELECT * FROM events WHERE session_id = ? AND seq > ?"
+        params: list[Any] = [session_id, after]
+        if until is not None:
+            sql += " AND seq <= ?"
+            params.append(until)
+        type_list = list(types or ())
+        if type_list:
+            sql += f" AND type IN ({','.join('?' * len(type_list))})"
+            params += type_list
+        sql += " ORDER BY seq DESC" if newest_first else " ORDER BY seq"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [StoredEvent.from_row(r) for r in self.db.query(sql, params)]
+
+    def events_by_seq(self, session_id: str, seqs: Iterable[int]) -> list[StoredEvent]:
+        wanted = sorted(set(seqs))
+        out: list[StoredEvent] = []
+        for i in range(0, len(wanted), 500):
+            chunk = wanted[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.query(
+                f"SELECT * FROM events WHERE session_id = ? AND seq IN ({marks}) ORDER BY seq",
+                [session_id, *chunk],
+            )
+            out += [StoredEvent.from_row(r) for r in rows]
+        return out
+
+    def archive_text(self, session_id: str, seq: int) -> str | None:
+        value = self.db.scalar(
+            "SELECT text FROM archive WHERE session_id = ? AND ref = ?", (session_id, f"seq:{seq}")
+        )
+        return None if value is None else str(value)
+
+    def search_events(
+        self, session_id: str, terms: Sequence[str], limit: int, types: Sequence[str] = ()
+    ) -> list[tuple[StoredEvent, float]]:
+        """Events matching any term (each ≥ 3 chars), best BM25 first."""
+        terms = [t for t in terms if len(t) >= 3]
+        if not terms:
+            return []
+        sql = (
+            "SELECT e.*, bm25(events_fts) AS rank FROM events_fts JOIN events e"
+            " ON e.rowid = events_fts.rowid WHERE events_fts MATCH ? AND e.session_id = ?"
+        )
+        params: list[Any] = [" OR ".join(fts_phrase(t) for t in terms), session_id]
+        if types:
+            sql += f" AND e.type IN ({','.join('?' * len(types))})"
+            params += list(types)
+        sql += " ORDER BY rank, e.seq LIMIT ?"
+        params.append(limit)
+        return [(StoredEvent.from_row(r), float(r["rank"])) for r in self.db.query(sql, params)]
+
+    def events_containing(
+        self, session_id: str, needle: str, limit: int, types: Sequence[str] = ()
+    ) -> list[StoredEvent]:
+        """Events whose text contains ``needle`` (case-insensitive for ASCII), oldest first."""
+        if len(needle) >= 3:
+            sql = (
+                "SELECT e.* FROM events_fts JOIN events e ON e.rowid = events_fts.rowid"
+                " WHERE events_fts MATCH ? AND e.session_id = ?"
+            )
+            params: list[Any] = [fts_phrase(needle), session_id]
+        else:
+            sql = "SELECT e.* FROM events e WHERE e.session_id = ? AND e.text LIKE ? ESCAPE '\\'"
+            params = [session_id, like_pattern(needle)]
+        if types:
+            sql += f" AND e.type IN ({','.join('?' * len(types))})"
+            params += list(types)
+        sql += " ORDER BY e.seq LIMIT ?"
+        params.append(limit)
+        return [StoredEvent.from_row(r) for r in self.db.query(sql, params)]
+
+    def count_events(self, session_id: str | None = None) -> int:
+        if session_id is None:
+            return int(self.db.scalar("SELECT count(*) FROM events"))
+        return int(
+            self.db.scalar("SELECT count(*) FROM events WHERE session_id = ?", (session_id,))
+        )
+
+    # --- sessions and checkpoints ------------------------------------------------------
+
+    def touch_session(self, session_id: str, **meta: Any) -> None:
+        now = self.now()
+        self.db.execute(
+            "INSERT INTO sessions (session_id, created_at, updated_at) VALUES (?, ?, ?)"
+            " ON CONFLICT(session_id) DO UPDATE SET updated_at = excluded.updated_at",
+            (session_id, now, now),
+        )
+        allowed = {"cwd", "project", "origin", "host_version", "memory_enabled"}
+        for key, value in meta.items():
+            if key in allowed and value is not None:
+                self.db.execute(
+                    f"UPDATE sessions SET {key} = ? WHERE session_id = ?", (value, session_id)
+                )
+
+    def sessions(self) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT s.*, (SELECT count(*) FROM events e WHERE e.session_id = s.session_id)"
+            " AS events FROM sessions s ORDER BY s.session_id"
+        )
+        return [dict(r) for r in rows]
+
+    def session_exists(self, session_id: str) -> bool:
+        return bool(
+            self.db.scalar("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,))
+            or self.db.scalar("SELECT 1 FROM events WHERE session_id = ? LIMIT 1", (session_id,))
+        )
+
+    def checkpoint(self, session_id: str) -> Checkpoint:
+        row = self.db.one("SELECT * FROM checkpoints WHERE session_id = ?", (session_id,))
+        if row is None:
+            return Checkpoint(session_id)
+        return Checkpoint(session_id, *(int(row[f]) for f in CHECKPOINT_FIELDS))
+
+    def advance_checkpoint(self, session_id: str, field: str, seq: int) -> None:
+        """Move a cursor forward (never back)."""
+        self._set_checkpoint(session_id, field, seq, f"max({field}, excluded.{field})")
+
+    def set_checkpoint(self, session_id: str, field: str, seq: int) -> None:
+        self._set_checkpoint(session_id, field, seq, f"excluded.{field}")
+
+    def _set_checkpoint(self, session_id: str, field: str, seq: int, expr: str) -> None:
+        if field not in CHECKPOINT_FIELDS:
+            raise ValueError(f"unknown checkpoint field {field}")
+        self.db.execute(
+            f"INSERT INTO checkpoints (session_id, {field}, updated_at) VALUES (?, ?, ?)"
+            f" ON CONFLICT(session_id) DO UPDATE SET {field} = {expr},"
+            " updated_at = excluded.updated_at",
+            (session_id, seq, self.now()),
+        )
+
+    # --- reports, export, purge -------------------------------------------------------
+
+    def table_counts(self, session_id: str | None = None) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for table in REPORT_TABLES:
+            if session_id is None or table in ("skill_versions", "rules"):
+                counts[table] = int(self.db.scalar(f"SELECT count(*) FROM {table}"))
+            else:
+                counts[table] = int(
+                    self.db.scalar(
+                        f"SELECT count(*) FROM {table} WHERE session_id = ?", (session_id,)
+                    )
+                )
+        return counts
+
+    def export_session(self, session_id: str) -> dict[str, list[dict[str, Any]]]:
+        """Every row of a session, table by table, in a stable order."""
+        return {
+            table: [
+                dict(r)
+                for r in self.db.query(
+                    f"SELECT * FROM {table} WHERE session_id = ? ORDER BY {_ORDER[table]}",
+                    (session_id,),
+                )
+            ]
+            for table in SESSION_TABLES
+        }
+
+    def import_rows(self, table: str, rows: Sequence[dict[str, Any]]) -> int:
+        """Insert exported rows (used by migrate between backends)."""
+        if table not in SESSION_TABLES and table not in (
+            "skill_versions",
+            "skill_files",
+            "rules",
+            "rule_overrides",
+        ):
+            raise ValueError(f"unknown table {table}")
+        count = 0
+        for row in rows:
+            cols = list(row)
+            marks = ",".join("?" * len(cols))
+            cur = self.db.execute(
+                f"INSERT OR IGNORE INTO {table} ({','.join(cols)}) VALUES ({marks})",
+                [row[c] for c in cols],
+            )
+            count += max(cur.rowcount, 0)
+        return count
+
+    def purge_session(self, session_id: str) -> dict[str, int]:
+        """Delete every row of one session; other sessions are untouched."""
+        removed: dict[str, int] = {}
+        with self.transaction():
+            for table in SESSION_TABLES:
+                cur = self.db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+                removed[table] = max(cur.rowcount, 0)
+        return removed
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))

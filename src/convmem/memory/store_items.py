@@ -1,0 +1,253 @@
+"""Store methods for memory items, their lifecycle audit, task state and retries."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from convmem.memory.models import MemoryItem, TaskState
+
+if TYPE_CHECKING:
+    from convmem.core.db import MemoryDatabase
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _fts_phrase(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def _like(term: str) -> str:
+    return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+class ItemStoreMixin:
+    db: MemoryDatabase
+    now: Callable[[], str]
+
+    # --- items --------------------------------------------------------------------------
+
+    def insert_item(self, item: MemoryItem) -> bool:
+        """Insert unless the id exists or an active item has the same content hash."""
+        now = self.now()
+        cur = self.db.execute(
+            "INSERT OR IGNORE INTO memory_items (id, session_id, kind, content, topic,"
+            " conditions_json, scope_json, numbers_json, source_refs_json, evidence_type, status,"
+            " supersedes_json, superseded_by, content_hash, extractor, derived_from_seq,"
+            " created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                item.id,
+                item.session_id,
+                item.kind,
+                item.content,
+                item.topic,
+                _dumps(list(item.conditions)),
+                _dumps(list(item.scope)),
+                _dumps(list(item.numbers)),
+                _dumps(list(item.source_refs)),
+                item.evidence_type,
+                item.status,
+                _dumps(list(item.supersedes)),
+                item.superseded_by,
+                item.content_hash,
+                item.extractor,
+                item.derived_from_seq,
+                item.created_at or now,
+                item.updated_at or now,
+            ),
+        )
+        return cur.rowcount > 0
+
+    def item(self, item_id: str) -> MemoryItem | None:
+        row = self.db.one("SELECT * FROM memory_items WHERE id = ?", (item_id,))
+        return None if row is None else MemoryItem.from_row(row)
+
+    def items_by_id(self, ids: Iterable[str]) -> list[MemoryItem]:
+        wanted = sorted(set(ids))
+        if not wanted:
+            return []
+        rows = self.db.query(
+            f"SELECT * FROM memory_items WHERE id IN ({','.join('?' * len(wanted))}) ORDER BY id",
+            wanted,
+        )
+        return [MemoryItem.from_row(r) for r in rows]
+
+    def items(
+        self, session_id: str, statuses: Sequence[str] = ("active",), kinds: Sequence[str] = ()
+    ) -> list[MemoryItem]:
+        sql = "SELECT * FROM memory_items WHERE session_id = ?"
+        params: list[Any] = [session_id]
+        if statuses:
+            sql += f" AND status IN ({','.join('?' * len(statuses))})"
+            params += list(statuses)
+        if kinds:
+            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+            params += list(kinds)
+        sql += " ORDER BY derived_from_seq, id"
+        return [MemoryItem.from_row(r) for r in self.db.query(sql, params)]
+
+    def active_item_by_hash(self, session_id: str, content_hash: str) -> MemoryItem | None:
+        row = self.db.one(
+            "SELECT * FROM memory_items WHERE session_id = ? AND content_hash = ?"
+            " AND status = 'active'",
+            (session_id, content_hash),
+        )
+        return None if row is None else MemoryItem.from_row(row)
+
+    def items_by_topic(
+        self, session_id: str, topic: str, statuses: Sequence[str] = ("active", "disputed")
+    ) -> list[MemoryItem]:
+        rows = self.db.query(
+            "SELECT * FROM memory_items WHERE session_id = ? AND topic = ?"
+            f" AND status IN ({','.join('?' * len(statuses))}) ORDER BY derived_from_seq, id",
+            [session_id, topic, *statuses],
+        )
+        return [MemoryItem.from_row(r) for r in rows]
+
+    def update_item(self, item_id: str, **fields: Any) -> None:
+        allowed = {
+            "status",
+            "superseded_by",
+            "evidence_type",
+            "kind",
+            "supersedes_json",
+            "source_refs_json",
+        }
+        sets, params = [], []
+        for key, value in fields.items():
+            if key not in allowed:
+                raise ValueError(f"cannot update {key}")
+            sets.append(f"{key} = ?")
+            params.append(value)
+        sets.append("updated_at = ?")
+        params += [self.now(), item_id]
+        self.db.execute(f"UPDATE memory_items SET {', '.join(sets)} WHERE id = ?", params)
+
+    def search_items(
+        self, session_id: str, terms: Sequence[str], limit: int, statuses: Sequence[str]
+    ) -> list[tuple[MemoryItem, float]]:
+        """Items matching any term (trigram FTS, terms ≥ 3 chars), best BM25 first."""
+        terms = [t for t in terms if len(t) >= 3]
+        if not terms:
+            return []
+        rows = self.db.query(
+            "SELECT m.*, bm25(memory_fts) AS rank FROM memory_fts JOIN memory_items m"
+            " ON m.rowid = memory_fts.rowid WHERE memory_fts MATCH ? AND m.session_id = ?"
+            f" AND m.status IN ({','.join('?' * len(statuses))}) ORDER BY rank, m.id LIMIT ?",
+            [" OR ".join(_fts_phrase(t) for t in terms), session_id, *statuses, limit],
+        )
+        return [(MemoryItem.from_row(r), float(r["rank"])) for r in rows]
+
+    def like_items(
+        self, session_id: str, terms: Sequence[str], limit: int, statuses: Sequence[str]
+    ) -> list[MemoryItem]:
+        """Fallback for short terms the trigram index cannot serve."""
+        terms = [t for t in terms if t]
+        if not terms:
+            return []
+        cond = " OR ".join("content LIKE ? ESCAPE '\\'" for _ in terms)
+        rows = self.db.query(
+            f"SELECT * FROM memory_items WHERE session_id = ? AND ({cond})"
+            f" AND status IN ({','.join('?' * len(statuses))}) ORDER BY derived_from_seq, id"
+            " LIMIT ?",
+            [session_id, *(_like(t) for t in terms), *statuses, limit],
+        )
+        return [MemoryItem.from_row(r) for r in rows]
+
+    # --- lifecycle audit -----------------------------------------------------------------
+
+    def record_memory_event(
+        self,
+        memory_id: str,
+        session_id: str,
+        event: str,
+        actor: str,
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        self.db.execute(
+            "INSERT INTO memory_events (memory_id, session_id, event, at, actor, detail_json)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (memory_id, session_id, event, self.now(), actor, _dumps(detail or {})),
+        )
+
+    def memory_events(self, memory_id: str) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT id, memory_id, session_id, event, at, actor, detail_json FROM memory_events"
+            " WHERE memory_id = ? ORDER BY id",
+            (memory_id,),
+        )
+        out = []
+        for r in rows:
+            row = dict(r)
+            row["detail"] = json.loads(row.pop("detail_json"))
+            out.append(row)
+        return out
+
+    # --- task state -------------------------------------------------------------------------
+
+    def task_state(self, session_id: str) -> TaskState:
+        row = self.db.one("SELECT * FROM task_state WHERE session_id = ?", (session_id,))
+        if row is None:
+            return TaskState(session_id)
+        return TaskState(
+            session_id=session_id,
+            goal=row["goal"],
+            progress=json.loads(row["progress_json"]),
+            blockers=json.loads(row["blockers_json"]),
+            open_items=json.loads(row["open_items_json"]),
+            superseded=json.loads(row["superseded_json"]),
+            updated_by_seq=row["updated_by_seq"],
+        )
+
+    def save_task_state(self, state: TaskState) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO task_state (session_id, goal, progress_json, blockers_json,"
+            " open_items_json, superseded_json, updated_by_seq, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                state.session_id,
+                state.goal,
+                _dumps(state.progress),
+                _dumps(state.blockers),
+                _dumps(state.open_items),
+                _dumps(state.superseded),
+                state.updated_by_seq,
+                self.now(),
+            ),
+        )
+
+    # --- extraction retries -------------------------------------------------------------------
+
+    def add_pending(self, session_id: str, seq: int, error: str) -> None:
+        self.db.execute(
+            "INSERT INTO pending_extraction (session_id, seq, attempts, last_error, updated_at)"
+            " VALUES (?, ?, 1, ?, ?) ON CONFLICT(session_id, seq) DO UPDATE SET"
+            " attempts = attempts + 1, last_error = excluded.last_error,"
+            " updated_at = excluded.updated_at",
+            (session_id, seq, error[:2000], self.now()),
+        )
+
+    def pending(self, session_id: str, max_attempts: int = 5) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT session_id, seq, attempts, last_error FROM pending_extraction"
+            " WHERE session_id = ? AND attempts < ? ORDER BY seq",
+            (session_id, max_attempts),
+        )
+        return [dict(r) for r in rows]
+
+    def clear_pending(self, session_id: str, seq: int) -> None:
+        self.db.execute(
+            "DELETE FROM pending_extraction WHERE session_id = ? AND seq = ?", (session_id, seq)
+        )
+
+    def count_pending(self, session_id: str | None = None) -> int:
+        if session_id is None:
+            return int(self.db.scalar("SELECT count(*) FROM pending_extraction"))
+        return int(
+            self.db.scalar(
+                "SELECT count(*) FROM pending_extraction WHERE session_id = ?", (session_id,)
+            )
+        )

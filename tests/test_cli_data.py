@@ -1,0 +1,140 @@
+"""The first commands, through real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from conftest import Cli, ev, write_events
+
+
+def _conversation(session: str = "s1", n: int = 30) -> list[dict[str, object]]:
+    out = []
+    for i in range(1, n + 1):
+        kind = "user/message" if i % 2 else "assistant/message"
+        out.append(ev(i, kind, f"turn {i}: the budget is {1000 + i} tokens", session))
+    return out
+
+
+def test_ingesting_twice_leaves_status_identical(cli: Cli, tmp_path: Path) -> None:
+    path = write_events(tmp_path / "a.jsonl", _conversation())
+    first = cli("ingest", str(path))
+    assert first.code == 0, first
+    assert "30 new events" in first.out
+    status1 = cli("status", "--json").json()
+    second = cli("ingest", str(path))
+    assert "0 new events, 30 already present" in second.out
+    assert cli("status", "--json").json() == status1
+    assert status1["counts"]["events"] == 30
+
+
+def test_duplicated_and_shuffled_lines(cli: Cli, tmp_path: Path) -> None:
+    events = _conversation(n=40)
+    mixed = events + events[::3]
+    random.Random(3).shuffle(mixed)
+    path = write_events(tmp_path / "m.jsonl", mixed)
+    result = cli("ingest", "--json", str(path))
+    report = result.json()
+    assert report["inserted"] == 40 and report["duplicates"] == len(events[::3])
+    exported = cli("export", "--session", "s1").json()
+    assert [e["seq"] for e in exported["tables"]["events"]] == list(range(1, 41))
+
+
+def test_bad_lines_are_reported_and_the_rest_goes_in(cli: Cli, tmp_path: Path) -> None:
+    good = _conversation(n=4)
+    path = tmp_path / "bad.jsonl"
+    with path.open("wb") as fh:
+        fh.write((json.dumps(good[0]) + "\n").encode())
+        fh.write(b"{not json\n")
+        fh.write(b'{"session_id": "s1", "type": "user/message", "text": "no seq"}\n')
+        fh.write(b'{"session_id": "s1", "seq": "7", "type": "user/message"}\n')
+        fh.write(b'{"session_id": "s1", "seq": 8, "type": "user/message", "text": 5}\n')
+        fh.write(b"\xff\xfe\x00binary\x00\n")
+        fh.write(b"[1, 2, 3]\n")
+        fh.write(("[" * 100_000 + "\n").encode())
+        fh.write(b"\n")
+        for e in good[1:]:
+            fh.write((json.dumps(e) + "\n").encode())
+    result = cli("ingest", str(path))
+    assert result.code == 1
+    assert "4 new events" in result.out
+    for line, words in [
+        (2, "not valid JSON"),
+        (3, "'seq' is missing"),
+        (4, "'seq' must be a whole number"),
+        (5, "'text' must be a string"),
+        (6, "not valid UTF-8"),
+        (7, "not a JSON object"),
+        (8, "nested too deeply"),
+    ]:
+        assert f"bad.jsonl:{line}: " in result.err and words in result.err, (line, result)
+
+
+def test_a_50_mb_line_is_capped_not_fatal(cli: Cli, tmp_path: Path) -> None:
+    big = ev(2, "tool/result", "x" * 50_000_000)
+    path = write_events(tmp_path / "big.jsonl", [ev(1, "user/message", "small"), big])
+    result = cli("ingest", str(path))
+    assert result.code == 0, result
+    rows = cli("export", "--session", "s1").json()["tables"]["events"]
+    assert rows[1]["truncated"] == 1 and len(rows[1]["text"]) == 20_000
+
+
+def test_missing_file_and_unknown_session_are_clear_errors(cli: Cli, tmp_path: Path) -> None:
+    missing = cli("ingest", str(tmp_path / "nope.jsonl"))
+    assert missing.code != 0 and "is not a readable file" in missing.err
+    export = cli("export", "--session", "ghost")
+    assert export.code != 0 and "no session 'ghost'" in export.err
+
+
+def test_purge_needs_yes_and_only_touches_one_session(cli: Cli, tmp_path: Path) -> None:
+    path = write_events(tmp_path / "two.jsonl", _conversation("a", 6) + _conversation("b", 6))
+    cli("ingest", str(path))
+    refused = cli("purge", "--session", "a")
+    assert refused.code != 0 and "--yes" in refused.err
+    before_b = cli("export", "--session", "b").json()
+    done = cli("purge", "--session", "a", "--yes")
+    assert done.code == 0 and "purged session a" in done.out
+    assert cli("export", "--session", "b").json() == before_b
+    assert cli("status", "--json").json()["counts"]["events"] == 6
+
+
+def test_export_to_file(cli: Cli, tmp_path: Path) -> None:
+    cli("ingest", str(write_events(tmp_path / "e.jsonl", _conversation(n=3))))
+    out = tmp_path / "out.json"
+    assert cli("export", "--session", "s1", "--output", str(out)).code == 0
+    data = json.loads(out.read_text("utf-8"))
+    assert data["session_id"] == "s1" and len(data["tables"]["events"]) == 3
+
+
+def test_bad_settings_file_is_one_sentence(cli: Cli, tmp_path: Path) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[retrieval]\nlimt = 3\n", "utf-8")
+    result = cli("--config", str(cfg), "status")
+    assert result.code != 0 and "unknown setting 'retrieval.limt'" in result.err
+
+
+def test_corrupt_database_is_one_sentence(cli: Cli, home: Path) -> None:
+    home.mkdir(parents=True)
+    (home / "memory.sqlite").write_bytes(b"garbage" * 1000)
+    result = cli("status")
+    assert result.code != 0
+    assert "damaged or not a convmem database" in result.err
+    assert (home / "memory.sqlite").read_bytes() == b"garbage" * 1000
+
+
+def test_every_command_has_help() -> None:
+    import click
+
+    from convmem.cli import main
+
+    def walk(group: click.Group, prefix: str) -> list[tuple[str, click.Command]]:
+        out = []
+        for name, cmd in group.commands.items():
+            out.append((prefix + name, cmd))
+            if isinstance(cmd, click.Group):
+                out += walk(cmd, prefix + name + " ")
+        return out
+
+    for name, cmd in walk(main, ""):
+        assert cmd.help and cmd.help.strip(), f"`convmem {name}` has no help"

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import pytest
+
+from convmem.core import text as t
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("p95 latency under 200 ms at 1k rps", [("200 ms", 200, "ms"), ("1k rps", 1000, "rps")]),
+        ("budget 3,000 tokens", [("3,000 tokens", 3000, "tokens")]),
+        ("预算改成 2000 tokens", [("2000 tokens", 2000, "tokens")]),
+        ("连接池大小必须是 50 个", [("50 个", 50, "个")]),
+        ("超时两千毫秒", [("两千毫秒", 2000, "毫秒")]),
+        ("峰值 1万 QPS", [("1万 QPS", 10000, "qps")]),
+        ("costs $20 and 5% more", [("$20", 20, "$"), ("5%", 5, "%")]),
+        ("version p95 and v2", []),
+        ("retry 3 times", [("3 times", 3, "times")]),
+        ("three point 2.5GB", [("2.5GB", 2.5, "gb")]),
+    ],
+)
+def test_numbers_keep_raw_text_value_and_unit(
+    source: str, expected: list[tuple[str, float, str]]
+) -> None:
+    got = [(n.raw, n.value, n.unit) for n in t.numbers(source)]
+    assert got == expected
+
+
+def test_tokens_latin_and_cjk_bigrams() -> None:
+    assert t.tokens("Hello World 数据库连接 it's a test") == [
+        "hello",
+        "world",
+        "it's",
+        "test",
+        "数据",
+        "据库",
+        "库连",
+        "连接",
+    ]
+    assert len(t.tokens(" ".join(f"w{i}x" for i in range(500)))) == 160
+
+
+def test_paths_and_quotes() -> None:
+    assert t.paths("edit src/app/main.py, /etc/hosts and ~/x/y; see https://a.b/c/d.py") == [
+        "src/app/main.py",
+        "/etc/hosts",
+        "~/x/y",
+    ]
+    assert t.quoted_phrases('say "hello world", 「你好」 and `make test` don\'t') == [
+        "hello world",
+        "你好",
+        "make test",
+    ]
+
+
+def test_token_estimate_formula() -> None:
+    assert t.estimate_tokens("") == 0
+    assert t.estimate_tokens("abcd") == 1
+    assert t.estimate_tokens("数据库") == 2  # ceil(3 / 1.6)
+    assert t.estimate_tokens("数据库 abcd") == 4  # ceil(3/1.6 + 5/4)
+
+
+def test_normalize_removes_controls_and_lone_surrogates() -> None:
+    assert t.normalize_text("a\ud800b\r\n\x00c  \n\n\n\nd ") == "a\ufffdb\nc\n\nd"
+    assert t.normalize_text("e\u0301") == "\u00e9"  # NFC
+
+
+def test_stable_ids_are_deterministic_and_session_scoped() -> None:
+    a = t.stable_id("mem", "sess-1", "constraint", "x")
+    assert a == t.stable_id("mem", "sess-1", "constraint", "x")
+    assert a != t.stable_id("mem", "sess-2", "constraint", "x")
+    assert a.startswith("mem_sess1_") and len(a.split("_")[2]) == 16
+    assert t.canonical_json({"b": 1, "a": [1, "é"]}) == '{"a":[1,"é"],"b":1}'
