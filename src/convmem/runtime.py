@@ -2,6 +2,7 @@
 
 One runtime owns one store and one set of settings. Hosts call:
 
+* :meth:`session_start` when a session starts, resumes or was just compacted;
 * :meth:`on_event` / :meth:`on_events` after the host commits events
   (capture, then incremental extraction, then validation of assistant output);
 * :meth:`pre_step` before a model step (retrieve and assemble; returns the
@@ -11,32 +12,38 @@ One runtime owns one store and one set of settings. Hosts call:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from convmem.capture import Capture, CaptureResult, Event
+from convmem.capture import Capture, CaptureResult, Event, is_user_evidence
 from convmem.config import Settings, load_settings
 from convmem.memory.store import MemoryStore, utc_now
 
 
-def open_store(settings: Settings, clock: Any = utc_now) -> MemoryStore:
+@dataclass(frozen=True)
+class ToolDecision:
+    """The answer to :meth:`MemoryRuntime.pre_execute`."""
+
+    allowed: bool
+    reason: str | None = None
+
+
+def open_store(settings: Settings, clock: Callable[[], str] = utc_now) -> MemoryStore:
     """Open the configured store (the SQLite file in the data dir by default)."""
     url = str(settings["store"] or "")
     if url.startswith(("postgresql://", "postgres://")):
         from convmem.memory.pg_store import PgMemoryStore
 
-        return PgMemoryStore.open(url, clock)
+        store: MemoryStore = PgMemoryStore.open(url, clock)
+        return store
     if url.startswith("sqlite:///"):
-        return MemoryStore.open(url[len("sqlite:///") :], clock)
-    if url and url != ":memory:":
-        return MemoryStore.open(url, clock)
-    if url == ":memory:":
-        return MemoryStore.open(":memory:", clock)
-    return MemoryStore.open(str(settings.db_path), clock)
+        url = url[len("sqlite:///") :]
+    return MemoryStore.open(url or str(settings.db_path), clock)
 
 
 class MemoryRuntime:
-    """Capture, extraction, retrieval, assembly and validation behind four calls."""
+    """Capture, extraction, retrieval, assembly and validation behind a few calls."""
 
     def __init__(self, store: MemoryStore, settings: Settings | None = None) -> None:
         self.settings = settings or load_settings()
@@ -57,7 +64,12 @@ class MemoryRuntime:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # --- events ------------------------------------------------------------------------
+    # --- session and events ------------------------------------------------------------
+
+    def session_start(self, session_id: str, source: str = "startup", **meta: Any) -> None:
+        """Record the session (cwd, project, origin, host_version) and re-arm."""
+        with self.store.transaction():
+            self.store.touch_session(session_id, origin=meta.pop("origin", source), **meta)
 
     def on_event(self, event: Event) -> CaptureResult:
         return self.on_events([event])
@@ -66,10 +78,107 @@ class MemoryRuntime:
         """Capture a batch; then bring derived memory up to date for touched sessions."""
         batch = list(events)
         result = self.capture.capture_many(batch)
-        if result.inserted:
-            for session_id in sorted({e.session_id for e in batch}):
-                self.after_capture(session_id)
+        for session_id in sorted({e.session_id for e in batch}):
+            self.after_capture(session_id)
         return result
 
     def after_capture(self, session_id: str) -> None:
-        """Hook for derived state (extraction, validation); extended by later layers."""
+        """Extraction from the cursor, then validation of new assistant output."""
+        from convmem.memory.extraction import Extractor
+
+        Extractor(self.store, self.settings).run(session_id)
+        if self.settings["validation.enabled"]:
+            from convmem.validation import Validator
+
+            Validator(self.store, self.settings).validate_new(session_id)
+
+    def next_seq(self, session_id: str) -> int:
+        """The sequence number after the last captured event of the session."""
+        return self.store.checkpoint(session_id).last_event_seq + 1
+
+    def latest_user_text(self, session_id: str) -> str | None:
+        """The newest text the person typed; generated messages never count."""
+        for event in self.store.events(
+            session_id, types=["user/message"], newest_first=True, limit=50
+        ):
+            if is_user_evidence(event.type, event.source_kind, event.text) and event.text:
+                return event.text
+        return None
+
+    # --- steps ---------------------------------------------------------------------------
+
+    def pre_step(
+        self,
+        session_id: str,
+        messages: Sequence[str] | None = None,
+        turn: int | None = None,
+        step: int | None = None,
+        query: str | None = None,
+        *,
+        trigger: str = "pre-step",
+        token_meter: Callable[[str], int] | None = None,
+        budget: int | None = None,
+    ) -> str | None:
+        """Assemble the memory message for this step, log it, return its text or None.
+
+        ``messages`` are the texts the model can already see in this step; ``None``
+        lets the runtime infer them (every event since the last compaction).
+        ``query`` defaults to the latest real user text.
+        """
+        result = self.assemble(
+            session_id,
+            messages,
+            turn,
+            step,
+            query,
+            trigger=trigger,
+            token_meter=token_meter,
+            budget=budget,
+        )
+        return result.text if result.injected else None
+
+    def assemble(
+        self,
+        session_id: str,
+        messages: Sequence[str] | None = None,
+        turn: int | None = None,
+        step: int | None = None,
+        query: str | None = None,
+        *,
+        trigger: str = "pre-step",
+        token_meter: Callable[[str], int] | None = None,
+        budget: int | None = None,
+        log: bool = True,
+    ) -> Any:
+        """Like :meth:`pre_step` but returns the whole :class:`AssemblyResult`."""
+        from convmem.assembly import Assembler
+
+        if query is None:
+            query = self.latest_user_text(session_id) or ""
+        assembler = Assembler(self.store, self.settings)
+        result = assembler.assemble(
+            session_id,
+            query,
+            visible=messages,
+            turn=turn,
+            step=step,
+            token_meter=token_meter,
+            budget=budget,
+            trigger=trigger,
+        )
+        if log:
+            assembler.log(result)
+        return result
+
+    def pre_execute(
+        self, session_id: str, tool_name: str, tool_input: dict[str, Any]
+    ) -> ToolDecision:
+        """Run the configured preconditions for a tool call."""
+        if not self.settings["validation.preconditions"]:
+            return ToolDecision(True)
+        from convmem.validation import Validator
+
+        decision = Validator(self.store, self.settings).check_preconditions(
+            session_id, tool_name, tool_input
+        )
+        return ToolDecision(decision.allowed, decision.reason)

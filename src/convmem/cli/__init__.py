@@ -99,10 +99,26 @@ def main(ctx: click.Context, home: str | None, config_file: str | None, store: s
     ctx.obj = AppContext(home, config_file, store)
 
 
+@main.group()
+def install() -> None:
+    """Connect convmem to a host (writes the host's settings; --uninstall reverts)."""
+
+
+@main.group()
+def hook() -> None:
+    """Entry points that hosts call on their events (one JSON payload on stdin)."""
+
+
 def _register() -> None:
     from convmem.cli import data_cmds
 
     data_cmds.register(main)
+    from convmem.cli import memory_cmds
+
+    memory_cmds.register(main)
+    from convmem.cli import skills_cmds
+
+    skills_cmds.register(main)
 
 
 _register()

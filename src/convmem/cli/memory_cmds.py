@@ -1,0 +1,286 @@
+"""Commands over derived memory: assemble, search, explain, inspect, lifecycle."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from convmem.cli.output import echo_json, echo_table
+from convmem.errors import NotFoundError
+
+
+def _need_session(store: Any, session: str) -> None:
+    if not store.session_exists(session):
+        raise NotFoundError(f"no session {session!r}; `convmem status` lists the sessions")
+
+
+@click.command()
+@click.option("--session", required=True, help="Session to assemble for.")
+@click.option("--query", help="Task text; defaults to the latest real user message.")
+@click.option("--budget", type=click.IntRange(1, 1_000_000), help="Token budget for this block.")
+@click.option(
+    "--as-host",
+    is_flag=True,
+    help="Leave out what the host still shows (events since the last compaction).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result with its provenance.")
+@click.pass_obj
+def assemble(
+    obj: Any, session: str, query: str | None, budget: int | None, as_host: bool, as_json: bool
+) -> None:
+    """Print the memory block a host would inject now (or say there is none).
+
+    By default nothing counts as visible, as for a fresh or compacted context.
+    """
+    runtime = obj.runtime
+    _need_session(runtime.store, session)
+    result = runtime.assemble(
+        session, None if as_host else [], query=query, budget=budget, trigger="cli"
+    )
+    if as_json:
+        echo_json(result.as_dict())
+    elif result.injected:
+        click.echo(result.text)
+    else:
+        reason = "; ".join(result.reasons + result.errors) or "nothing to inject"
+        click.echo(f"nothing would be injected: {reason}", err=True)
+
+
+@click.command()
+@click.argument("query")
+@click.option("--session", help="Only this session (default: every session).")
+@click.option("--limit", type=click.IntRange(1, 100), default=10, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+def search(obj: Any, query: str, session: str | None, limit: int, as_json: bool) -> None:
+    """Search memory items and raw user evidence (any text is safe to type)."""
+    from convmem.retrieval import Retriever
+
+    store = obj.runtime.store
+    retriever = Retriever(store, obj.settings)
+    sessions = [session] if session else [s["session_id"] for s in store.sessions()]
+    items: list[dict[str, Any]] = []
+    evidence: list[dict[str, Any]] = []
+    for sid in sessions:
+        found = retriever.retrieve(sid, query, limit)
+        for s in found.items:
+            items.append(
+                {
+                    "session_id": sid,
+                    **s.as_dict(),
+                    "kind": s.item.kind,
+                    "status": s.item.status,
+                    "content": s.item.content,
+                }
+            )
+        for event, score in retriever.rank_events(sid, found.signals, limit):
+            evidence.append(
+                {
+                    "session_id": sid,
+                    "seq": event.seq,
+                    "type": event.type,
+                    "score": round(score, 4),
+                    "text": event.text,
+                }
+            )
+    items.sort(key=lambda r: (-r["score"], r["session_id"], r["id"]))
+    evidence.sort(key=lambda r: (-r["score"], r["session_id"], r["seq"]))
+    items, evidence = items[:limit], evidence[:limit]
+    if as_json:
+        echo_json({"query": query, "items": items, "evidence": evidence})
+        return
+    if not items and not evidence:
+        click.echo("no matches")
+        return
+    if items:
+        echo_table(
+            ["score", "item", "kind", "status", "content"],
+            [
+                [f"{r['score']:.2f}", r["id"], r["kind"], r["status"], r["content"][:70]]
+                for r in items
+            ],
+        )
+    if evidence:
+        click.echo("")
+        echo_table(
+            ["score", "session", "seq", "text"],
+            [[f"{r['score']:.2f}", r["session_id"], r["seq"], r["text"][:70]] for r in evidence],
+        )
+
+
+@click.command()
+@click.option("--session", help="Session (default: the latest assembly of any session).")
+@click.option("--json", "as_json", is_flag=True, help="Print the logged row as JSON.")
+@click.pass_obj
+def explain(obj: Any, session: str | None, as_json: bool) -> None:
+    """Replay the latest assembly: sections, included ids, omissions and why."""
+    log = obj.runtime.store.latest_assembly_log(session)
+    if log is None:
+        raise NotFoundError("no assembly has been logged yet; run `convmem assemble` or a host")
+    if as_json:
+        echo_json(log)
+        return
+    used, budget = int(log["used_tokens"]), int(log["budget"])
+    width = 40
+    filled = min(width, round(width * used / budget)) if budget else 0
+    click.echo(f"assembly #{log['id']} session {log['session_id']} ({log['trigger']}, {log['at']})")
+    click.echo(f"query: {log['query'][:100]!r}")
+    click.echo(
+        f"budget [{'#' * filled}{'.' * (width - filled)}] {used}/{budget} tokens "
+        f"({log['token_source']}), {'injected' if log['injected'] else 'not injected'}"
+    )
+    if log["sections"]:
+        echo_table(
+            ["section", "lines", "tokens"],
+            [[s["name"], s["lines"], s["tokens"]] for s in log["sections"]],
+        )
+    if log["items"]:
+        click.echo("included: " + ", ".join(log["items"]))
+    for reason in log["reasons"] + log["errors"]:
+        click.echo(f"note: {reason}")
+    if log["omitted"]:
+        click.echo("")
+        echo_table(
+            ["omitted", "section", "reason"],
+            [[o["id"], o["section"], o["reason"]] for o in log["omitted"]],
+        )
+
+
+@click.command()
+@click.argument("item_id")
+@click.option("--query", help="Score the item against this query (default: latest user text).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+def inspect(obj: Any, item_id: str, query: str | None, as_json: bool) -> None:
+    """Show an item, its lifecycle, its quoted sources and its score breakdown."""
+    from convmem.retrieval import Retriever
+
+    runtime = obj.runtime
+    item = runtime.store.item(item_id)
+    if item is None:
+        raise NotFoundError(f"no memory item {item_id!r}; `convmem search` finds item ids")
+    if query is None:
+        query = runtime.latest_user_text(item.session_id) or ""
+    data = Retriever(runtime.store, obj.settings).inspect_item(item_id, query)
+    if as_json:
+        echo_json(data)
+        return
+    assert data is not None
+    it = data["item"]
+    click.echo(f"{it['id']}  {it['kind']}  {it['status']}  ({it['evidence_type']})")
+    click.echo(f"  {it['content']}")
+    if it["conditions"]:
+        click.echo(f"  conditions: {', '.join(it['conditions'])}")
+    for n in it["numbers"]:
+        click.echo(
+            f"  number: {n['raw']} (conditions: {', '.join(n.get('conditions', [])) or '-'})"
+        )
+    if it["superseded_by"]:
+        click.echo(f"  superseded by {it['superseded_by']}")
+    if it["supersedes"]:
+        click.echo(f"  supersedes {', '.join(it['supersedes'])}")
+    click.echo("sources:")
+    for src in data["sources"]:
+        click.echo(f"  [ev seq:{src['seq']}] {src['text'][:200]}")
+    for other in data["linked"]:
+        click.echo(f"linked {other['id']} ({other['status']}): {other['content'][:120]}")
+        for ref in other["source_refs"]:
+            click.echo(f"  source {ref}")
+    click.echo("lifecycle:")
+    for row in data["lifecycle"]:
+        click.echo(f"  {row['at']}  {row['event']:<11} by {row['actor']}  {row['detail']}")
+    sc = data["score"]
+    parts = ", ".join(f"{k} {v}" for k, v in sc["breakdown"].items())
+    click.echo(f"score {sc['score']} for query {sc['query'][:60]!r}: {parts}")
+
+
+def _lifecycle_result(item: Any) -> None:
+    click.echo(f"{item.id}: {item.status} ({item.kind}, {item.evidence_type})")
+
+
+@click.command()
+@click.argument("item_id")
+@click.option("--reason", default="", help="Why (kept in the audit trail).")
+@click.pass_obj
+def retract(obj: Any, item_id: str, reason: str) -> None:
+    """Withdraw a memory item (it stays in the audit trail)."""
+    from convmem.memory import lifecycle
+
+    _lifecycle_result(lifecycle.retract(obj.runtime.store, item_id, reason=reason))
+
+
+@click.command()
+@click.argument("item_id")
+@click.option(
+    "--kind",
+    default="decision",
+    show_default=True,
+    type=click.Choice(["decision", "constraint", "fact", "preference"]),
+)
+@click.pass_obj
+def promote(obj: Any, item_id: str, kind: str) -> None:
+    """Accept an assistant proposal as the user's own."""
+    from convmem.memory import lifecycle
+
+    _lifecycle_result(lifecycle.promote(obj.runtime.store, item_id, kind=kind))
+
+
+@click.command()
+@click.argument("keep_id")
+@click.pass_obj
+def resolve(obj: Any, keep_id: str) -> None:
+    """Settle a dispute by keeping KEEP_ID; the items it disputed are superseded."""
+    from convmem.memory import lifecycle
+
+    for item in lifecycle.resolve(obj.runtime.store, keep_id):
+        _lifecycle_result(item)
+
+
+@click.command()
+@click.argument("item_id")
+@click.pass_obj
+def reactivate(obj: Any, item_id: str) -> None:
+    """Bring a retracted or superseded item back."""
+    from convmem.memory import lifecycle
+
+    _lifecycle_result(lifecycle.reactivate(obj.runtime.store, item_id))
+
+
+@click.command("items")
+@click.option("--session", required=True, help="Session.")
+@click.option(
+    "--status",
+    "statuses",
+    multiple=True,
+    default=("active", "disputed"),
+    show_default=True,
+    help="Statuses to list (repeatable).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+def items_cmd(obj: Any, session: str, statuses: tuple[str, ...], as_json: bool) -> None:
+    """List a session's memory items."""
+    found = obj.runtime.store.items(session, statuses)
+    if as_json:
+        echo_json([i.as_dict() for i in found])
+        return
+    echo_table(
+        ["item", "kind", "status", "evidence", "content"],
+        [[i.id, i.kind, i.status, i.evidence_type, i.content[:70]] for i in found],
+    )
+
+
+def register(group: click.Group) -> None:
+    for command in (
+        assemble,
+        search,
+        explain,
+        inspect,
+        retract,
+        promote,
+        resolve,
+        reactivate,
+        items_cmd,
+    ):
+        group.add_command(command)

@@ -1,0 +1,133 @@
+"""Cue words and sentence patterns, English and Chinese, used by extraction.
+
+Kept apart from the extraction logic so that the vocabulary can be read (and
+extended) as data. Every pattern is case-insensitive and matched per sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+_I = re.IGNORECASE
+
+#: Markers that a sentence corrects something said earlier.
+CORRECTION: Final = re.compile(
+    r"^(?:actually|correction|scratch that|wait|sorry|oops|no|nope|not quite)\b[\s,:;—–-]*"
+    r"|\b(?:make it|change it to|change that to|instead of|rather than|not \S+ but|"
+    r"should be \S+ instead|use \S+ instead|instead)\b"
+    r"|改成|改为|换成|更正|纠正|不是.{1,30}?而是|应该是|改一下",
+    _I,
+)
+
+CONSTRAINT: Final = re.compile(
+    r"\b(?:must|must not|mustn't|never|always|don't|do not|does not|shall not|cannot|can't|"
+    r"has to|have to|need to|needs to|required|requires|mandatory|at most|at least|"
+    r"no more than|no less than|not exceed|stay under|stay below|keep it under|limit(?:ed)? to|"
+    r"only use|avoid|forbidden|not allowed|under no circumstances|budget|deadline|max(?:imum)?|"
+    r"min(?:imum)?)\b"
+    r"|必须|务必|一定要|不要|不能|不得|不可以|禁止|不准|别|至少|最多|不超过|不低于|上限|下限|只能|只用|预算|截止",
+    _I,
+)
+
+DECISION: Final = re.compile(
+    r"\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|decision(?: is)?:?|we(?:'ll| will) go with|"
+    r"let's go with|lets go with|go with|let's use|we(?:'ll| will) use|we chose|we picked|"
+    r"settled on|we agreed|agreed on|final answer|we are going with|we're going with|"
+    r"we(?:'ll| will) stick with|stick with)\b"
+    r"|决定|定了|就用|采用|选用|确定用|商定|就这么定",
+    _I,
+)
+
+PREFERENCE: Final = re.compile(
+    r"\b(?:i prefer|i'd prefer|i would prefer|i'd rather|i would rather|i like|i love|i hate|"
+    r"i dislike|prefer(?:ably)?|my preference|i want|i'd like|i would like|please always|"
+    r"please never|ideally)\b"
+    r"|我更喜欢|我喜欢|我偏好|我倾向|偏好|最好|我希望|我想要|我不喜欢",
+    _I,
+)
+
+#: A question that asks for a decision (not small talk).
+OPEN_QUESTION: Final = re.compile(
+    r"^(?:should|shall)\b"
+    r"|\b(?:should|shall|do|can|could|would|must|will) (?:we|i|you|they)\b"
+    r"|\bwhether\b|\bis it (?:better|worth|ok|okay|fine)\b|\bwhich\b.*\b(?:should|do we|would)\b"
+    r"|\b\w+ or \w+.*\?\s*$"
+    r"|是否|要不要|该不该|需不需要|能不能|可不可以|用不用|还是|我们.*吗[？?]\s*$",
+    _I,
+)
+
+#: Words just before a number that mark it as the rejected (old) value.
+REJECTED_NUMBER: Final = re.compile(
+    r"(?:\bnot|\binstead of|\brather than|\bfrom|\bwas|不是|而非|原来是|从)\s*$", _I
+)
+
+#: An assistant sentence that proposes something (stored as a proposal, never promoted).
+PROPOSAL: Final = re.compile(
+    r"\b(?:i suggest|i'd suggest|i propose|i recommend|i'd recommend|we could|we should|"
+    r"you could|you might|consider|how about|what about|my suggestion|let's|let me suggest|"
+    r"it would be better|a better option)\b"
+    r"|我建议|建议|可以考虑|不妨|推荐|或许可以|我们可以",
+    _I,
+)
+
+FACT: Final = re.compile(
+    r"\b(?:is|are|was|were|has|have|uses|runs|lives|works|contains|equals|"
+    r"we use|we're using|we are using|our|my|the)\b"
+    r"|是|有|在|用|叫",
+    _I,
+)
+
+GOAL: Final = re.compile(
+    r"\b(?:the goal is|our goal is|my goal is|goal:|the task is|we need to build|"
+    r"we are building|we're building|i want to build|objective:)\s*(.+)"
+    r"|(?:目标是|任务是|我们要做|我们在做)(.+)",
+    _I,
+)
+PROGRESS: Final = re.compile(
+    r"\b(?:is done|are done|finished|completed|shipped|merged|works now|fixed|done with)\b"
+    r"|完成了|做完了|已完成|搞定了|修好了",
+    _I,
+)
+BLOCKER: Final = re.compile(
+    r"\b(?:blocked (?:on|by)|is blocking|stuck on|can't proceed|cannot proceed|waiting (?:on|for)|"
+    r"keeps failing|is broken)\b"
+    r"|卡在|阻塞|被.{1,10}挡住|一直失败",
+    _I,
+)
+OPEN_ITEM: Final = re.compile(
+    r"^(?:todo|to do|next|still need to|remaining|later)\b[:\s]|\b(?:still need to|we still have to)\b"
+    r"|还需要|待办|接下来要|后面再",
+    _I,
+)
+
+#: Qualifiers that are conditions of a number (percentiles, load, environment, rate).
+CONDITION: Final = re.compile(
+    r"\b(?:p\d{2,3}(?:\.\d)?|median|average|mean|peak|worst[- ]case|steady[- ]state)\b"
+    r"|\b(?:at|per|during|under|over|in|on|for|with|when|within)\s+"
+    r"(?:\d[\d.,]*\s?[a-z%/]*(?:\s(?:rps|qps|users|requests|concurrent \w+|connections))?"
+    r"|peak(?: \w+)?|production|prod|staging|load|the \w+ (?:tier|region|environment)|"
+    r"each \w+|every \w+|a \w+)"
+    r"|在[^，。,；;]{1,12}?(?:下|时|中)|峰值|高峰期?|每(?:秒|分钟|小时|天|次|个)|P\d{2,3}|平均|最坏情况",
+    _I,
+)
+
+#: Words that carry no topic (cue words, pronouns, fillers), English.
+STOPWORDS: Final = frozenset(
+    """
+    a about above after again against all also am an and any are aren't as at be because been
+    before being below between both but by can can't cannot could couldn't did didn't do does
+    doesn't doing don't down during each few for from further had hadn't has hasn't have haven't
+    having he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll
+    i'm i've if in into is isn't it it's its itself let's me more most mustn't my myself no nor
+    not of off on once only or other ought our ours ourselves out over own same shan't she she'd
+    she'll she's should shouldn't so some such than that that's the their theirs them themselves
+    then there there's these they they'd they'll they're they've this those through to too under
+    until up very was wasn't we we'd we'll we're we've were weren't what what's when when's where
+    where's which while who who's whom why why's with won't would wouldn't you you'd you'll you're
+    you've your yours yourself yourselves actually make it please just really also okay ok yes
+    yeah hey hi hello thanks thank instead must never always don't decided prefer should shall
+    will use using used let go going need needs want like one get got still now then well so
+    sure right think know see say said tell told did does much many lot lots thing things
+    """.split()
+)
