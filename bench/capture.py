@@ -26,7 +26,7 @@ from convmem.memory.store import MemoryStore
 from convmem.runtime import MemoryRuntime
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from synth import synthetic_events  # noqa: E402
+from synth import synthetic_events
 
 INSERT = (
     "INSERT OR IGNORE INTO events (session_id, seq, type, time, turn, step, role, text,"

@@ -152,29 +152,62 @@ def _import_convmem() -> ModuleType:
 
 
 class ConvmemRetriever:
-    """PLACEHOLDER for convmem itself, to be plugged in by the lead.
-
-    It should index the conversation as convmem events (one per turn, with the
-    session time) into a fresh store, answer ``rank`` with the ``dia_id``s of
-    the best turns, and implement ``assemble`` (``BlockAssembler``) with
-    convmem's own block assembly and token counting.
+    """convmem itself: each turn replayed as a ``user/message`` event (both speakers
+    are people), ranked by the same retrieval a pre-step runs, and blocks built by
+    the same assembler a host gets. Nothing reads answers or evidence ids.
     """
 
     name = "convmem"
 
-    def __init__(self) -> None:
+    def __init__(self, mode: str = "pre-step") -> None:
         _import_convmem()  # lazy: only when this system is asked for
+        from convmem.config import load_settings
 
-        raise NotImplementedError(
-            "ConvmemRetriever is a placeholder: wire convmem's indexing and ranking "
-            "into bench/locomo.py before running --systems convmem"
-        )
+        self.mode = mode
+        self.settings = load_settings(env={})
+        self._runtime: Any = None
+        self._session = ""
+        self._ids: dict[int, str] = {}
 
     def index(self, conversation: Conversation) -> None:
-        raise NotImplementedError
+        """Replay the conversation into a fresh in-memory store (capture + extraction)."""
+        from convmem.capture import Event
+        from convmem.memory.store import MemoryStore
+        from convmem.runtime import MemoryRuntime
+
+        if self._runtime is not None:
+            self._runtime.close()
+        self._runtime = MemoryRuntime(MemoryStore.open(":memory:"), self.settings)
+        self._session = conversation.conv_id
+        self._ids = {}
+        events = []
+        for seq, turn in enumerate(conversation.turns, start=1):
+            self._ids[seq] = turn.dia_id
+            events.append(
+                Event(self._session, seq, "user/message", turn_text(turn), time=turn.date_time)
+            )
+        self._runtime.on_events(events)
 
     def rank(self, question_text: str, k: int) -> list[str]:
-        raise NotImplementedError
+        """The evidence turns a pre-step retrieves for the question, in order."""
+        from convmem.retrieval import Retriever as ConvmemRanker
+
+        ranker = ConvmemRanker(self._runtime.store, self.settings)
+        signals = ranker.signals(question_text)
+        if self.mode == "events":
+            ranked = [e.seq for e, _ in ranker.rank_events(self._session, signals, k)]
+        else:
+            found = ranker.retrieve(self._session, signals)
+            hits = ranker.retrieve_evidence(self._session, signals, found.items, k)
+            ranked = [h.event.seq for h in hits if ranker.quotable(h.event)]
+        return [self._ids[seq] for seq in ranked[:k]]
+
+    def assemble(self, question_text: str, budget_tokens: int) -> str:
+        """The block a host would inject for this question, nothing visible yet."""
+        result = self._runtime.assemble(
+            self._session, [], query=question_text, budget=budget_tokens, log=False
+        )
+        return str(result.text)
 
 
 SYSTEMS: dict[str, Callable[[], Retriever]] = {

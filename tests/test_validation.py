@@ -576,3 +576,28 @@ def test_precondition_config_from_toml(store: MemoryStore, project: Path) -> Non
         "s1", "Bash", {"command": "rm poetry.lock", "cwd": cwd}
     ).allowed
     assert v.check_preconditions("s1", "Read", {"file_path": "poetry.lock", "cwd": cwd}).allowed
+
+
+def test_preconditions_do_not_depend_on_validation_enabled(
+    store: MemoryStore, project: Path
+) -> None:
+    settings = make_settings(
+        validation__enabled=False, validation__preconditions=({"must_exist": "src/**"},)
+    )
+    decision = Validator(store, settings).check_preconditions(
+        "s1", "Edit", {"file_path": "src/nope.py", "cwd": str(project)}
+    )
+    assert not decision.allowed
+
+
+def test_bad_precondition_rule_is_ignored(store: MemoryStore, project: Path) -> None:
+    v = gate(
+        store,
+        {"must_exist": 42},
+        {"tools": "Write"},
+        {"must_not_exist": "*.lock", "tools": "write"},
+    )
+    decision = v.check_preconditions(
+        "s1", "Write", {"file_path": "poetry.lock", "cwd": str(project)}
+    )
+    assert not decision.allowed  # the valid third rule still applies

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from convmem.core.constants import BLOCK_MARKER, COMPACTION_EVENT_TYPES
-from convmem.core.text import clip, collapse_spaces, estimate_tokens, sha256_hex
+from convmem.core.text import clip, collapse_spaces, estimate_tokens, normalize_text, sha256_hex
 from convmem.memory.models import MemoryItem
 from convmem.retrieval import EvidenceHit, Retriever, ScoredItem, insufficient
 
@@ -180,6 +180,7 @@ class _Budget:
         self.sections: dict[str, list[str]] = {}
         self.section_tokens: dict[str, int] = {}
         self.omitted: list[dict[str, Any]] = []
+        self.notice_ids: list[str] = []
 
     def cost(self, text: str) -> int:
         return self.meter(text + "\n")
@@ -201,6 +202,8 @@ class _Budget:
         if section not in self.sections:
             self.sections[section] = [heading]
         self.sections[section].append(line)
+        if section == "notice":
+            self.notice_ids.append(ident)
         self.used += need
         self.section_tokens[section] = self.section_tokens.get(section, 0) + need
         return True
@@ -232,6 +235,7 @@ class Assembler:
         token_meter: Callable[[str], int] | None = None,
         trigger: str = "pre-step",
     ) -> AssemblyResult:
+        query = normalize_text(query)
         total = int(budget) if budget is not None else self.settings.budget
         meter = token_meter or estimate_tokens
         result = AssemblyResult(
@@ -264,7 +268,6 @@ class Assembler:
         total: int,
         meter: Callable[[str], int],
     ) -> None:
-        w = self.words
         header = f"{BLOCK_MARKER} session {session_id}\n{PREAMBLE[self.locale]}"
         b = _Budget(total, meter)
         header_cost = b.cost(header)
@@ -272,6 +275,9 @@ class Assembler:
             result.reasons.append(f"budget {total} is smaller than the header ({header_cost})")
             return
         b.used = header_cost
+        if self.store.checkpoint(session_id).last_event_seq < 0 and not self.store.has_skills():
+            result.reasons.append("nothing to inject (assembly.skip_when_empty): empty session")
+            return
         policy = str(self.settings["compatibility.compaction_policy"])
         is_visible = self._visibility(session_id, visible, policy)
 
@@ -291,9 +297,12 @@ class Assembler:
         hits = self.retriever.retrieve_evidence(session_id, retrieval.signals, shown, max_ev)
         quoted = 0
         replaced = self._superseded_only_sources(session_id)
+        said = {collapse_spaces(s.item.content): s.item.id for s in shown}
         for hit in hits:
             ident = f"seq:{hit.event.seq}"
-            if hit.event.seq in replaced:
+            if collapse_spaces(hit.text) in said:
+                b.omit(ident, "evidence", f"same text as {said[collapse_spaces(hit.text)]}")
+            elif hit.event.seq in replaced:
                 b.omit(ident, "evidence", f"states a superseded value ({replaced[hit.event.seq]})")
             elif not self.retriever.quotable(hit.event):
                 b.omit(
@@ -307,10 +316,13 @@ class Assembler:
                 b.omit(ident, "evidence", f"over assembly.max_evidence {max_ev}")
             elif b.add("evidence", self.headings["evidence"], self._evidence_line(hit), ident):
                 quoted += 1
-        self._notice_section(b, session_id, shown, retrieval, policy, quoted, query)
+        found = any(s.matched for s in retrieval.items) or any(
+            self.retriever.quotable(h.event) for h in hits
+        )
+        self._notice_section(b, session_id, shown, retrieval, policy, found, query)
 
         content = [s for s in SECTION_ORDER if s in b.sections and s != "notice"]
-        if not content and self.settings["assembly.skip_when_empty"] and not self._has_repair(b):
+        if not content and self.settings["assembly.skip_when_empty"] and not self._notice_only(b):
             result.reasons.append("nothing to inject (assembly.skip_when_empty)")
             result.omitted = b.omitted
             return
@@ -338,8 +350,9 @@ class Assembler:
                     live.add(seq)
         return {seq: ident for seq, ident in dead.items() if seq not in live}
 
-    def _has_repair(self, b: _Budget) -> bool:
-        return any(line.startswith("- [repair") for line in b.sections.get("notice", []))
+    def _notice_only(self, b: _Budget) -> bool:
+        """Notices worth a block on their own: a repair reminder or missing evidence."""
+        return any(ident in ("notice:repair", "notice:insufficient") for ident in b.notice_ids)
 
     def _ids(self, b: _Budget) -> list[str]:
         out = []
@@ -437,10 +450,10 @@ class Assembler:
     def _evidence_line(self, hit: EvidenceHit) -> str:
         ev = hit.event
         limit = int(self.settings["assembly.max_evidence_chars"])
-        who = ev.role or ev.type
-        when = f" · {ev.time}" if ev.time else ""
+        when = f" · {ev.time[:10]}" if ev.time else ""
+        who = "" if ev.type == "user/message" else f" · {ev.type}"
         text = clip(hit.text.replace("\n", " ⏎ "), limit)
-        return f"- [ev seq:{ev.seq} · {who}{when}] “{text}”"
+        return f"- [ev seq:{ev.seq}{who}{when}] {text}"
 
     def _notice_section(
         self,
@@ -449,7 +462,7 @@ class Assembler:
         shown: list[ScoredItem],
         retrieval: Any,
         policy: str,
-        quoted: int,
+        found: bool,
         query: str,
     ) -> None:
         w, heading = self.words, self.headings["notice"]
@@ -474,9 +487,7 @@ class Assembler:
                 b.add("notice", heading, f"- [repair] {reminder}", "notice:repair")
         if policy == "none":
             b.add("notice", heading, f"- {w['policy_none']}", "notice:policy")
-        if (b.sections.get("memory") or quoted) or not retrieval.signals.terms:
-            return
-        if not any(s.matched for s in shown):
+        if not found and (retrieval.signals.terms or retrieval.signals.short_terms):
             b.add("notice", heading, f"- {insufficient(query, self.locale)}", "notice:insufficient")
 
     # --- logging ------------------------------------------------------------------------------

@@ -70,13 +70,20 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     S("assembly.locale", "zh", "Language of section headers.", choices=("zh", "en")),
     S("assembly.max_evidence_chars", 600, "Characters quoted per evidence snippet.", 80, 20_000),
-    S("assembly.max_evidence", 24, "Evidence snippets considered per block.", 0, 200),
+    S("assembly.max_evidence", 100, "Evidence snippets considered per block.", 0, 500),
     # retrieval
     S("retrieval.min_score", 0.5, "Items scoring below this are omitted (with the reason).", 0, 10),
     S("retrieval.limit", 24, "Items selected per step.", 1, 100),
     S("retrieval.exact_match_boost", 0.5, "Weight of exact term, number and path hits.", 0, 5),
     S("retrieval.recency_boost", 0.1, "Bonus for evidence near the latest checkpoint.", 0, 2),
     S("retrieval.max_query_tokens", 160, "Query tokens used for ranking.", 8, 1000),
+    S(
+        "retrieval.standing_limit",
+        12,
+        "Newest user constraints and decisions always considered, even when unmatched.",
+        0,
+        100,
+    ),
     # skills
     S(
         "skills.paths",

@@ -47,7 +47,7 @@ def redact_secrets(text: str) -> str:
     for label, pattern in _SECRETS:
         marker = f"[redacted:{label}]"
         if pattern.groups:
-            text = pattern.sub(lambda m, marker=marker: m.group(1) + marker, text)
+            text = pattern.sub(rf"\g<1>{marker}", text)
         else:
             text = pattern.sub(marker, text)
     return text

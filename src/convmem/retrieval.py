@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from convmem.capture import is_generated
 from convmem.core.constants import EVIDENCE_WEIGHT, KIND_WEIGHT, RECENCY_WINDOW
-from convmem.core.text import latin_words, numbers, paths, quoted_phrases, tokens
-from convmem.memory.cues import STOPWORDS
+from convmem.core.text import latin_words, normalize_text, numbers, paths, quoted_phrases, tokens
+from convmem.memory.cues import QUERY_STOPWORDS
 from convmem.memory.models import MemoryItem, StoredEvent
 
 if TYPE_CHECKING:
@@ -39,6 +39,9 @@ FTS_CAP = 10.0
 #: Share of a hit's score passed to the turn right after it (usually its answer).
 REPLY_PROPAGATION = 0.8
 EVENT_CANDIDATES = 200
+EXACT_EVIDENCE_BONUS = 0.5
+SOURCE_BONUS = 0.3
+STANDING_SOURCE_BONUS = 0.05
 #: How close (in seq) the next turn must be to count as the reply to a hit.
 ADJACENT = 1
 STANDING_KINDS = ("constraint", "decision")
@@ -91,12 +94,12 @@ class QuerySignals:
 
 def query_signals(text: str, max_tokens: int = 160) -> QuerySignals:
     """Tokens, ranking terms and exact terms of a query; safe for any input text."""
-    text = text[:20_000]
+    text = normalize_text(text[:20_000])
     toks = tokens(text, max_tokens)
     terms: dict[str, None] = {}
     short: dict[str, None] = {}
     for word in latin_words(text):
-        if word in STOPWORDS or word.isdigit():
+        if word in QUERY_STOPWORDS or word.isdigit():
             continue
         s = stem(word)
         (terms if len(s) >= 3 else short).setdefault(s, None)
@@ -165,6 +168,7 @@ class Retriever:
         self.exact_boost = float(settings["retrieval.exact_match_boost"])
         self.recency_boost = float(settings["retrieval.recency_boost"])
         self.max_tokens = int(settings["retrieval.max_query_tokens"])
+        self.standing_limit = int(settings["retrieval.standing_limit"])
         types = tuple(settings["assembly.evidence_types"])
         self.evidence_types: tuple[str, ...] = () if "*" in types else types
 
@@ -190,9 +194,14 @@ class Retriever:
                 candidates.setdefault(item.id, item)
                 fts.setdefault(item.id, 0.0)
                 fts[item.id] += 1.0
-        for item in self.store.items(session_id, ("active", "disputed"), STANDING_KINDS):
-            if item.evidence_type == "user_explicit":
-                candidates.setdefault(item.id, item)
+        standing = [
+            i
+            for i in self.store.items(session_id, ("active", "disputed"), STANDING_KINDS)
+            if i.evidence_type == "user_explicit" and i.id not in candidates
+        ]
+        # the newest standing constraints and decisions, even when the query does not name them
+        for item in standing[-self.standing_limit :] if self.standing_limit else []:
+            candidates[item.id] = item
         newest = self.store.checkpoint(session_id).last_event_seq
         scored = [
             self.score(item, sig, fts.get(item.id, 0.0), newest) for item in candidates.values()
@@ -279,32 +288,43 @@ class Retriever:
     def retrieve_evidence(
         self, session_id: str, sig: QuerySignals, items: Sequence[ScoredItem], limit: int
     ) -> list[EvidenceHit]:
-        """Source events of ``items``, exact matches, then ranked matches; deduplicated."""
+        """Evidence events, best first: ranked matches, exact matches, item sources.
+
+        A ranked match scores 0..1 (BM25 relative to the best hit); an exact match of
+        a number, path or quote adds EXACT_EVIDENCE_BONUS; being the source of a
+        selected item adds SOURCE_BONUS if the item matched the query and
+        STANDING_SOURCE_BONUS otherwise (its item line already cites it). Events a
+        program generated are never returned; events of types that are not quotable
+        are returned marked, so that the assembler can say why they were left out.
+        """
         hits: dict[int, EvidenceHit] = {}
-        order: list[int] = []
 
         def add(event: StoredEvent, score: float, reason: str) -> None:
-            if event.seq not in hits:
-                text = self.full_text(event)
-                hits[event.seq] = EvidenceHit(event, text, score, [reason])
-                order.append(event.seq)
-            elif reason not in hits[event.seq].reasons:
-                hits[event.seq].reasons.append(reason)
+            if is_generated(event.source_kind, event.text):
+                return
+            hit = hits.get(event.seq)
+            if hit is None:
+                hits[event.seq] = EvidenceHit(event, self.full_text(event), score, [reason])
+            else:
+                hit.score += score
+                if reason not in hit.reasons:
+                    hit.reasons.append(reason)
 
-        seq_to_items: dict[int, list[str]] = {}
+        for event, score in self.rank_events(session_id, sig, max(limit, 50)):
+            add(event, score, "ranked match")
+        for term in (*sig.quotes, *sig.paths, *sig.numbers)[:12]:
+            for event in self.store.events_containing(session_id, term, 5):
+                add(event, EXACT_EVIDENCE_BONUS, f"exact match {term!r}")
+        sources: dict[int, list[ScoredItem]] = {}
         for s in items:
             for seq in s.item.source_seqs:
-                seq_to_items.setdefault(seq, []).append(s.item.id)
-        for event in self.store.events_by_seq(session_id, seq_to_items):
-            if self.quotable(event):
-                add(event, 2.0, "source of " + ", ".join(seq_to_items[event.seq]))
-        for term in (*sig.quotes, *sig.paths, *sig.numbers)[:12]:
-            for event in self.store.events_containing(session_id, term, 5, self.evidence_types):
-                if self.quotable(event):
-                    add(event, 1.5, f"exact match {term!r}")
-        for event, score in self.rank_events(session_id, sig, limit):
-            add(event, score, "ranked match")
-        return [hits[seq] for seq in order][: max(limit, len(seq_to_items))]
+                sources.setdefault(seq, []).append(s)
+        for event in self.store.events_by_seq(session_id, sources):
+            owners = sources[event.seq]
+            bonus = SOURCE_BONUS if any(o.matched for o in owners) else STANDING_SOURCE_BONUS
+            add(event, bonus, "source of " + ", ".join(o.item.id for o in owners))
+        ranked = sorted(hits.values(), key=lambda h: (-h.score, h.event.seq))
+        return ranked[:limit]
 
     def full_text(self, event: StoredEvent) -> str:
         if event.store == "archive" and event.truncated:

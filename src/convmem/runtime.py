@@ -87,10 +87,11 @@ class MemoryRuntime:
         from convmem.memory.extraction import Extractor
 
         Extractor(self.store, self.settings).run(session_id)
-        if self.settings["validation.enabled"]:
-            from convmem.validation import Validator
+        from convmem.validation import Validator
 
-            Validator(self.store, self.settings).validate_new(session_id)
+        # also when validation is off: it then only moves the cursor, so turning it on
+        # later checks new output rather than the whole history
+        Validator(self.store, self.settings).validate_new(session_id)
 
     def next_seq(self, session_id: str) -> int:
         """The sequence number after the last captured event of the session."""

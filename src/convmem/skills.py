@@ -28,7 +28,7 @@ import yaml
 from convmem.config import Settings
 from convmem.core.constants import RULE_CATEGORIES, RULE_SCOPES
 from convmem.core.text import canonical_json, clip, collapse_spaces, sha256_hex, tokens
-from convmem.errors import ConfigError, NotFoundError
+from convmem.errors import ConfigError, ConvmemError, NotFoundError
 from convmem.memory.store import MemoryStore
 from convmem.memory.store_skills import RuleRecord, SkillRecord
 
@@ -50,7 +50,7 @@ _WORKFLOW_HEADING = _cues("workflows?, steps?, procedures?", "流程,步骤,工�
 _PROHIBITION = _cues(
     "never, must not, mustn't, do not, don't, does not, doesn't, shall not, may not, cannot,"
     " can't, forbidden, prohibited, not allowed",
-    "禁止,不要,不得,不能,不可,切勿,严禁,别再",
+    "禁止,不要,不得,不能,不可以,切勿,严禁,别再",
 )
 _CONSTRAINT = _cues(
     "must, always, required?, requires, mandatory, shall, have to, has to",
@@ -131,8 +131,8 @@ rule_scopes = extract_scopes
 # --- parsing -------------------------------------------------------------------------
 
 
-class _Problem(Exception):
-    """One sentence about what is wrong with a skill file (never leaves this module)."""
+class _Problem(ConvmemError):
+    """One sentence about a bad skill file; ingestion turns it into a report line."""
 
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -165,10 +165,11 @@ def _frontmatter(lines: list[str]) -> tuple[dict[str, Any], int]:
         raise _Problem("the frontmatter opened by '---' on line 1 is never closed")
     try:
         meta = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+        # ValueError: a date like 2020-13-45; RecursionError: absurdly deep nesting.
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
-        reason = getattr(exc, "problem", None) or "syntax error"
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise _Problem(f"the frontmatter is not valid YAML ({reason}{where})") from None
     if meta is None:
         meta = {}
@@ -233,16 +234,18 @@ def _blocks(lines: list[str], start: int) -> list[tuple[int, str, tuple[str, ...
         if bullet:
             flush()
             item = [lineno, bullet.group("text"), bullet.group("num") is not None]
-        elif item is not None:
+        elif item is not None and not stripped.startswith(">"):
             item[1] += " " + stripped
         else:
+            if item is not None:
+                flush()
             para.append((lineno, stripped.lstrip("> ").strip()))
     flush()
     return out
 
 
 def parse_skill(raw: str, default_name: str) -> SkillRecord:
-    """Parse one skill file's text; raises ``_Problem`` with a one-sentence reason."""
+    """Parse one skill file's text; a bad file raises a one-sentence :class:`ConvmemError`."""
     content = raw.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     if not content.strip():
         raise _Problem("the file is empty")
@@ -280,7 +283,9 @@ def parse_skill(raw: str, default_name: str) -> SkillRecord:
 
 
 def read_skill_file(path: Path, max_bytes: int) -> str:
-    """The file's text, or ``_Problem`` for missing, huge, binary or non-UTF-8 files."""
+    """The file's text; a :class:`ConvmemError` for unreadable, huge, binary or non-UTF-8."""
+    if not path.is_file():
+        raise _Problem("it is not a regular file")
     try:
         size = path.stat().st_size
         if size > max_bytes:
@@ -331,6 +336,7 @@ class RuleView:
         return f"rule {self.source_path}:{self.source_line}"
 
     def render(self) -> str:
+        """One line: the text, a scope note unless body-only, the current_state warning."""
         parts = [self.text]
         if self.scope != ("body",):
             parts.append(f"[scope: {', '.join(self.scope)}]")
@@ -346,27 +352,12 @@ class RuleView:
 
 
 def _view(row: dict[str, Any]) -> RuleView:
-    changed: list[str] = []
-    category, active = row["category"], bool(row["active"])
-    scope = tuple(json.loads(row["scope_json"]))
-    if row.get("o_category") is not None:
-        category = row["o_category"]
-        changed.append("category")
-    if row.get("o_active") is not None:
-        # A rule that vanished from its file stays inactive: the file owns the text.
-        active = active and bool(row["o_active"])
-        changed.append("active")
-    if row.get("o_scope_json") is not None:
-        scope = tuple(json.loads(row["o_scope_json"]))
-        changed.append("scope")
-    same = {k: row[k] for k in ("id", "skill_name", "rule_key", "text", "source_path")}
+    keys = ("id", "skill_name", "rule_key", "text", "category", "source_path", "source_line")
     return RuleView(
-        **same,
-        category=category,
-        scope=scope,
-        source_line=int(row["source_line"]),
-        active=active,
-        overridden=tuple(changed),
+        **{k: row[k] for k in keys},
+        scope=tuple(json.loads(row["scope_json"])),
+        active=bool(row["active"]),
+        overridden=tuple(f for f in ("category", "active", "scope") if row[f"o_{f}"]),
     )
 
 
@@ -385,6 +376,8 @@ class SkillIngestResult:
 
 @dataclass
 class IngestSkillsReport:
+    """Per-file results and one-sentence problems (each naming its file) of one ingest."""
+
     files: list[SkillIngestResult] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
@@ -498,26 +491,23 @@ class SkillManager:
 
     def resident_core(self) -> list[tuple[str, str]]:
         """Per used skill (by name): its description, then its workflow lines in file order."""
+        steps = [r for r in self._used_rules() if r.category == "workflow"]
         core: list[tuple[str, str]] = []
-        workflow: dict[str, list[RuleView]] = {}
-        for rule in self._used_rules():
-            if rule.category == "workflow":
-                workflow.setdefault(rule.skill_name, []).append(rule)
-        for skill in self.list_skills():
-            if not skill["used"]:
-                continue
+        for skill in (s for s in self.list_skills() if s["used"]):
             if skill["description"]:
                 core.append((skill["name"], clip(skill["description"], 300)))
-            core += [(skill["name"], r.render()) for r in workflow.get(skill["name"], [])]
+            core += [(r.skill_name, r.render()) for r in steps if r.skill_name == skill["name"]]
         return core
 
     def select_rules(self, query: str, limit: int) -> list[RuleView]:
         """Active non-workflow rules relevant to ``query``, best first.
 
-        Score = 2 × (distinct query terms in the rule) + min(query terms in the
-        skill's name/description/when-to-use, 2); a rule needs a score of 2, so
-        either one shared term of its own or a clearly matching skill. Ties go by
-        skill name, then line, then key.
+        Score = 3 × (distinct query terms in the rule) + min(query terms in the
+        skill's name/description/when-to-use, 2); a rule needs a score of 2: one
+        shared term of its own, or a skill that clearly matches the task (then its
+        rules follow every rule with a term of its own). Terms are
+        :func:`~convmem.core.text.tokens` minus stopwords, with a plural "s" dropped;
+        ``rules_fts`` finds the candidates. Ties go by skill name, then line, then key.
         """
         wanted = _terms(query)
         if limit <= 0 or not wanted:
@@ -534,7 +524,7 @@ class SkillManager:
             if rule.category == "workflow":
                 continue
             own = len(wanted & _terms(rule.text)) if rule.id in hits else 0
-            score = 2 * own + skill_match.get(rule.skill_name, 0)
+            score = 3 * own + skill_match.get(rule.skill_name, 0)
             if score >= 2:
                 ranked.append((-score, rule.skill_name, rule.source_line, rule.rule_key, rule))
         ranked.sort(key=lambda t: t[:4])

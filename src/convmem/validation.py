@@ -1,31 +1,23 @@
 """Validation: configured checks over committed assistant output, and tool preconditions.
 
-Checks (``validation.checks``) are TOML tables with a ``type``:
+Check types (``validation.checks``, TOML tables with a ``type``): ``required_terms``
+(each term at least ``min_count`` times), ``forbidden_terms``,
+``numbers_with_conditions`` (wherever a configured value+unit is stated, each of its
+``conditions`` occurs within ``window`` characters; ``forbidden_numbers`` are never
+stated) and ``script`` (``fn(text, context)`` of a user module, run in a child
+process under ``validation.script_timeout_seconds``).
 
-* ``required_terms`` — each of ``terms`` must occur at least ``min_count`` times;
-* ``forbidden_terms`` — none of ``terms`` may occur;
-* ``numbers_with_conditions`` — wherever one of ``numbers`` (value + unit) is stated,
-  each of its ``conditions`` must occur within ``window`` characters of it; no entry
-  of ``forbidden_numbers`` may be stated at all;
-* ``script`` — ``function`` (default ``check``) of a user ``module`` (file path or
-  dotted name) is called as ``fn(text, context)`` in a child process with a time
-  limit and returns ``True``/``False`` or a list of violation strings/dicts.
+Terms match case-insensitively, with word edges at Latin letters/digits and exactly
+for CJK. Text splits into regions: ``quote`` (``"…"``, ``“…”``, ``「…」``, ``『…』``,
+backticks, fenced code), ``path`` (file paths) and ``body``. A check sees the
+regions in its ``scope`` (default all; ``explanation`` = ``body``) minus its
+``except_in``, e.g. ``except_in = ["quote", "path"]``.
 
-Term matching ignores case, treats whitespace in a term as any whitespace, and for a
-term that starts/ends with a Latin letter or digit requires a word edge there; CJK
-text matches exactly. Text is split into regions: ``quote`` (``"…"``, ``“…”``,
-``「…」``, ``『…』``, inline backticks, fenced code blocks), ``path`` (file paths) and
-``body`` (everything else). A check applies to the regions in its ``scope``
-(default all; ``explanation`` means ``body``) minus those in ``except_in``, so
-``except_in = ["quote", "path"]`` allows a forbidden term that is only quoted or is
-part of a path. Terms, numbers and forbidden numbers all honour the regions.
-
-Blocking is conservative: a violation may block only when its check is
-deterministic, has ``severity = "error"`` and is configured to block (``block`` or
-``validation.block_on_violation``); the run blocks only while fewer than
-``validation.max_repair_attempts`` repair reminders were issued in the session. A
-script check is non-deterministic unless it declares ``deterministic = true``.
-Nothing in :meth:`Validator.validate_new` raises: problems become ``errors`` rows.
+Blocking is conservative: only a deterministic, error-severity violation of a check
+configured to block (``block`` or ``validation.block_on_violation``) blocks, and only
+while fewer than ``validation.max_repair_attempts`` repair reminders were issued in
+the session. Scripts are non-deterministic unless they declare otherwise. Nothing in
+:meth:`Validator.validate_new` raises; problems become ``errors`` in the log row.
 """
 
 from __future__ import annotations
@@ -58,6 +50,7 @@ REMINDER_MAX_CHARS = 600
 REMINDER_PREFIX = "Repair reminder (convmem validation"
 PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "notebookPath")
 TARGET = "assistant/message"
+_GLOB = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
 _MODES = (("must_exist", "must already exist"), ("must_not_exist", "must not exist"))
 
 
@@ -117,18 +110,13 @@ class _CheckError(Exception):
 _LATIN = "A-Za-z0-9_\u00c0-\u024f"
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
 _INLINE_QUOTES = re.compile(r'"[^"\n]*"|“[^”\n]*”|「[^」\n]*」|『[^』\n]*』|`[^`\n]+`')
-#: Unit spellings that mean the same unit (canonical name first on each line).
-_UNIT_ALIASES = """ms millisecond milliseconds 毫秒
-s sec secs second seconds 秒 秒钟
-min mins minute minutes 分钟
-h hr hrs hour hours 小时
-day days 天
-rps req/s requests/s
-token tokens
-% percent
-byte bytes
-line lines 行"""
-_UNIT = {a: line.split()[0] for line in _UNIT_ALIASES.splitlines() for a in line.split()}
+#: Spellings of one unit; the canonical name comes first in each group.
+_UNIT_ALIASES = (
+    "ms millisecond milliseconds 毫秒|s sec secs second seconds 秒 秒钟|min mins minute minutes"
+    " 分钟|h hr hrs hour hours 小时|day days 天|rps req/s requests/s|token tokens|% percent"
+    "|byte bytes|line lines 行"
+)
+_UNIT = {a: group.split()[0] for group in _UNIT_ALIASES.split("|") for a in group.split()}
 
 
 def _unit(unit: str | None) -> str | None:
@@ -209,9 +197,7 @@ def _str_list(config: Mapping[str, Any], key: str, *, required: bool = True) -> 
 
 
 def _regions(config: Mapping[str, Any]) -> frozenset[str]:
-    scope = {
-        "body" if s == "explanation" else s for s in _str_list(config, "scope", required=False)
-    }
+    scope = {s.replace("explanation", "body") for s in _str_list(config, "scope", required=False)}
     excepted = set(_str_list(config, "except_in", required=False))
     unknown = sorted((scope | excepted) - set(REGIONS))
     if unknown:
@@ -230,43 +216,27 @@ def _parse_check(index: int, raw: Mapping[str, Any], default_block: bool) -> _Ch
     severity = raw.get("severity", "error")
     if severity not in SEVERITIES:
         raise _CheckError("`severity` must be error or warning")
-    regions = _regions(raw)
-    declared = raw.get("deterministic")
-    return _Check(
-        id=_check_id(index, raw),
-        type=str(ctype),
-        severity=str(severity),
-        deterministic=bool(declared) if ctype == "script" else declared is not False,
-        block=bool(raw.get("block", default_block)),
-        regions=regions,
-        config=raw,
-    )
+    declared = raw.get("deterministic")  # built-ins are, scripts must say so
+    deterministic = bool(declared) if ctype == "script" else declared is not False
+    block = bool(raw.get("block", default_block))
+    return _Check(_check_id(index, raw), ctype, severity, deterministic, block, _regions(raw), raw)
 
 
-def _required_terms(check: _Check, scan: _Scan) -> list[Violation]:
-    min_count = check.config.get("min_count", 1)
-    if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
+def _terms(check: _Check, scan: _Scan) -> list[Violation]:
+    """``required_terms`` (each at least ``min_count`` times) and ``forbidden_terms``."""
+    forbidden = check.type == "forbidden_terms"
+    need = 1 if forbidden else check.config.get("min_count", 1)
+    if isinstance(need, bool) or not isinstance(need, int) or need < 1:
         raise _CheckError("`min_count` must be a whole number ≥ 1")
     out = []
     for term in _str_list(check.config, "terms"):
-        count = len(scan.find(term, check.regions))
-        if count < min_count:
-            need = "" if min_count == 1 else f" (needs {min_count})"
-            out.append(check.violation(f'required term "{term}" appears {count} time(s){need}'))
-    return out
-
-
-def _forbidden_terms(check: _Check, scan: _Scan) -> list[Violation]:
-    out = []
-    for term in _str_list(check.config, "terms"):
         hits = scan.find(term, check.regions)
-        if hits:
-            out.append(
-                check.violation(
-                    f'forbidden term "{term}" appears {len(hits)} time(s),'
-                    f" first at character {hits[0].start()}"
-                )
-            )
+        if forbidden and hits:
+            msg = f'forbidden term "{term}" appears {len(hits)} time(s)'
+            out.append(check.violation(f"{msg}, first at character {hits[0].start()}"))
+        elif not forbidden and len(hits) < need:
+            more = "" if need == 1 else f" (needs {need})"
+            out.append(check.violation(f'required term "{term}" appears {len(hits)} time(s){more}'))
     return out
 
 
@@ -291,20 +261,6 @@ def _matches(mention: NumberMention, spec: tuple[float, str | None]) -> bool:
     return mention.value == value and (unit is None or _unit(mention.unit) == unit)
 
 
-def _near(
-    condition: str,
-    spec: tuple[float, str | None] | None,
-    text: str,
-    lo: int,
-    hi: int,
-    near: list[NumberMention],
-) -> bool:
-    """A condition is met by its words, or (if it is a number) by an equal number nearby."""
-    if _term_regex(condition).search(text, lo, hi):
-        return True
-    return spec is not None and any(_matches(n, spec) for n in near)
-
-
 def _numbers_with_conditions(check: _Check, scan: _Scan) -> list[Violation]:
     cfg = check.config
     window = cfg.get("window", DEFAULT_WINDOW)
@@ -321,23 +277,23 @@ def _numbers_with_conditions(check: _Check, scan: _Scan) -> list[Violation]:
         spec = _number_spec(entry)
         if spec is None or not isinstance(entry, Mapping):
             raise _CheckError(f"`numbers` entry {entry!r} needs a numeric `value`")
-        conditions = _str_list(entry, "conditions")
-        cond_specs = {c: _number_spec(c) for c in conditions}
+        cond_specs = {c: _number_spec(c) for c in _str_list(entry, "conditions")}
         for m in mentions:
             if not _matches(m, spec):
                 continue
             lo, hi = max(0, m.start - window), m.end + window
             near = [n for n in scan.mentions if n is not m and lo <= n.start and n.end <= hi]
+            # a condition is met by its words or, if it is a number, by an equal number
             missing = [
-                c for c in conditions if not _near(c, cond_specs[c], scan.text, lo, hi, near)
+                f'"{c}"'
+                for c, cs in cond_specs.items()
+                if not _term_regex(c).search(scan.text, lo, hi)
+                and not (cs and any(_matches(n, cs) for n in near))
             ]
             if missing:
-                listed = ", ".join(f'"{c}"' for c in missing)
+                msg = f'number "{m.raw}" at character {m.start} is stated without'
                 out.append(
-                    check.violation(
-                        f'number "{m.raw}" at character {m.start} is stated without'
-                        f" {listed} within {window} characters"
-                    )
+                    check.violation(f"{msg} {', '.join(missing)} within {window} characters")
                 )
     for entry in forbidden:
         spec = _number_spec(entry)
@@ -349,12 +305,8 @@ def _numbers_with_conditions(check: _Check, scan: _Scan) -> list[Violation]:
             raise _CheckError(f"`forbidden_numbers` entry {entry!r} is not a number or string")
         if hits:
             label = entry if isinstance(entry, str) else json.dumps(entry, sort_keys=True)
-            out.append(
-                check.violation(
-                    f'forbidden number "{label}" is stated {len(hits)} time(s),'
-                    f' first as "{hits[0]}"'
-                )
-            )
+            msg = f'forbidden number "{label}" is stated {len(hits)} time(s)'
+            out.append(check.violation(f'{msg}, first as "{hits[0]}"'))
     return out
 
 
@@ -385,12 +337,12 @@ out.flush()
 """
 
 
+@dataclass(frozen=True)
 class _ScriptRunner:
     """Runs ``script`` checks in a child Python with a hard time limit."""
 
-    def __init__(self, timeout: float, base_dirs: Iterable[Path]) -> None:
-        self.timeout = timeout
-        self.base_dirs = list(base_dirs)
+    timeout: float
+    base_dirs: tuple[Path, ...]  # where a relative module path is looked up, in order
 
     def _locate(self, module: str) -> tuple[str, bool]:
         path = Path(module).expanduser()
@@ -417,14 +369,15 @@ class _ScriptRunner:
             "context": {**context, "check": dict(check.config)},
             "sys_path": [p for p in sys.path if p],
         }
-        try:
+        env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+        try:  # on timeout subprocess.run kills the child before raising
             proc = subprocess.run(
                 [sys.executable or "python3", "-c", _RUNNER],
                 input=json.dumps(payload, default=str),
                 capture_output=True,
                 encoding="utf-8",
                 errors="replace",
-                env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+                env=env,
                 timeout=self.timeout,
             )
         except subprocess.TimeoutExpired:
@@ -434,6 +387,8 @@ class _ScriptRunner:
         try:
             reply = json.loads(proc.stdout)
         except ValueError:
+            reply = None
+        if not isinstance(reply, dict):
             reply = {"error": f"exit code {proc.returncode}: {clip(proc.stderr.strip(), 300)}"}
         if "error" in reply:
             raise _CheckError(f"script raised {clip(str(reply['error']), 300)}")
@@ -447,15 +402,11 @@ class _ScriptRunner:
             raise _CheckError(f"script returned {type(result).__name__}; expected bool or list")
         out = []
         for item in result:
-            if isinstance(item, Mapping):
-                message = str(item.get("message") or json.dumps(item, sort_keys=True))
-                severity = item.get("severity")
-                if severity in SEVERITIES:
-                    out.append(replace(check, severity=severity).violation(clip(message, 300)))
-                else:
-                    out.append(check.violation(clip(message, 300)))
-            else:
-                out.append(check.violation(clip(str(item), 300)))
+            item = item if isinstance(item, Mapping) else {"message": str(item)}
+            message = clip(str(item.get("message") or json.dumps(item, sort_keys=True)), 300)
+            severity = item.get("severity")
+            own = replace(check, severity=severity) if severity in SEVERITIES else check
+            out.append(own.violation(message))
         return out
 
 
@@ -464,19 +415,8 @@ class _ScriptRunner:
 
 def _glob_regex(pattern: str) -> re.Pattern[str]:
     """``**`` spans folders, ``*`` and ``?`` stay inside one; anything else is literal."""
-    out, i = "", 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out, i = out + "(?:.*/)?", i + 3
-        elif pattern.startswith("**", i):
-            out, i = out + ".*", i + 2
-        elif pattern[i] == "*":
-            out, i = out + "[^/]*", i + 1
-        elif pattern[i] == "?":
-            out, i = out + "[^/]", i + 1
-        else:
-            out, i = out + re.escape(pattern[i]), i + 1
-    return re.compile(out + r"\Z")
+    parts = re.findall(r"\*\*/|\*\*|\*|\?|[^*?]+", pattern)
+    return re.compile("".join(_GLOB.get(part) or re.escape(part) for part in parts) + r"\Z")
 
 
 def _path_matches(pattern: str, candidates: Iterable[str]) -> bool:
@@ -488,16 +428,10 @@ def _path_matches(pattern: str, candidates: Iterable[str]) -> bool:
 
 
 def _tool_paths(tool_input: Mapping[str, Any]) -> list[str]:
-    found: dict[str, None] = {}
-    for key in PATH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value.strip():
-            found.setdefault(value.strip(), None)
+    """Paths a tool call touches: path-like keys, and paths named in a shell command."""
+    found = [v.strip() for k in PATH_KEYS if isinstance(v := tool_input.get(k), str) and v.strip()]
     command = tool_input.get("command")
-    if isinstance(command, str):
-        for p in paths(command):
-            found.setdefault(p, None)
-    return list(found)
+    return list(dict.fromkeys(found + (paths(command) if isinstance(command, str) else [])))
 
 
 # --- the validator -----------------------------------------------------------------------
@@ -517,9 +451,8 @@ class Validator:
         if settings.source not in ("defaults", ""):
             base_dirs.append(Path(settings.source).parent)
         base_dirs.append(settings.data_dir)
-        self.scripts = _ScriptRunner(
-            float(settings["validation.script_timeout_seconds"]), base_dirs
-        )
+        timeout = float(settings["validation.script_timeout_seconds"])
+        self.scripts = _ScriptRunner(timeout, tuple(base_dirs))
 
     # --- checks ------------------------------------------------------------------------
 
@@ -646,9 +579,10 @@ class Validator:
         targets = _tool_paths(tool_input) if self.preconditions else []
         cwd_value = tool_input.get("cwd")
         cwd = Path(cwd_value) if isinstance(cwd_value, str) and cwd_value else Path.cwd()
-        for rule, (mode, pattern), target in itertools.product(self.preconditions, _MODES, targets):
-            tools = {str(t).casefold() for t in rule.get("tools") or ()}
-            if tools and tool_name.casefold() not in tools or not rule.get(mode):
+        for rule, (mode, need), target in itertools.product(self.preconditions, _MODES, targets):
+            named = rule.get("tools") or ()
+            tools = {str(t).casefold() for t in ([named] if isinstance(named, str) else named)}
+            if (tools and tool_name.casefold() not in tools) or not isinstance(rule.get(mode), str):
                 continue
             path = Path(target).expanduser()
             full = path if path.is_absolute() else cwd / path
@@ -662,14 +596,14 @@ class Validator:
             return PreconditionDecision(
                 False,
                 f'convmem precondition: {tool_name} on "{target}" denied because the path'
-                f" {'does not exist' if exists is False else 'already exists'}; paths matching"
-                f' "{rule[mode]}" {pattern} ({mode}).{why}',
+                f" {'already exists' if exists else 'does not exist'}; paths matching"
+                f' "{rule[mode]}" {need} ({mode}).{why}',
             )
         return PreconditionDecision(True)
 
 
 _RUNNERS = {
-    "required_terms": _required_terms,
-    "forbidden_terms": _forbidden_terms,
+    "required_terms": _terms,
+    "forbidden_terms": _terms,
     "numbers_with_conditions": _numbers_with_conditions,
 }

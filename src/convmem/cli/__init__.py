@@ -119,6 +119,8 @@ def _register() -> None:
     from convmem.cli import skills_cmds
 
     skills_cmds.register(main)
+    __import__("convmem.cli.dsh_cmds", fromlist=["register"]).register(main)
+    __import__("convmem.cli.claude_cmds", fromlist=["register"]).register(main)
 
 
 _register()

@@ -14,25 +14,40 @@ _I = re.IGNORECASE
 #: Markers that a sentence corrects something said earlier.
 CORRECTION: Final = re.compile(
     r"^(?:actually|correction|scratch that|wait|sorry|oops|no|nope|not quite)\b[\s,:;—–-]*"
-    r"|\b(?:make it|change it to|change that to|instead of|rather than|not \S+ but|"
+    r"|\bmake it\s+(?:\S+\s+){0,3}?\d"
+    r"|\b(?:change it to|change that to|instead of|rather than|not \S+ but|"
     r"should be \S+ instead|use \S+ instead|instead)\b"
     r"|改成|改为|换成|更正|纠正|不是.{1,30}?而是|应该是|改一下",
     _I,
 )
 
 CONSTRAINT: Final = re.compile(
-    r"\b(?:must|must not|mustn't|never|always|don't|do not|does not|shall not|cannot|can't|"
-    r"has to|have to|need to|needs to|required|requires|mandatory|at most|at least|"
-    r"no more than|no less than|not exceed|stay under|stay below|keep it under|limit(?:ed)? to|"
-    r"only use|avoid|forbidden|not allowed|under no circumstances|budget|deadline|max(?:imum)?|"
-    r"min(?:imum)?)\b"
-    r"|必须|务必|一定要|不要|不能|不得|不可以|禁止|不准|别|至少|最多|不超过|不低于|上限|下限|只能|只用|预算|截止",
+    # imperative rules: "Never touch prod", "Always run the tests", "Don't use X"
+    r"^(?:please\s+)?(?:never|always|don't|do not|avoid|only use|make sure|ensure|keep|stay)\b"
+    # modal rules with an agent or a thing as subject
+    r"|\b(?:we|you|it|this|that|they|everything|every \w+|all \w+|the \w+|[a-z_]+s?)\s+"
+    r"(?:must(?! have\b| be so\b| be really\b| be such\b| be a\b| be an\b| feel\b|'ve\b)"
+    r"|must not|mustn't|should(?! have\b)|shouldn't|shall|has to|have to|needs? to|cannot|can't"
+    r"(?! wait\b| believe\b| help\b| imagine\b| beat\b| stop\b)|may not|is required to|"
+    r"are required to|is not allowed to|are not allowed to)\b"
+    r"|\b(?:required|mandatory|forbidden|not allowed|under no circumstances)\b"
+    r"|必须|务必|一定要|不要|不能|不得|不可以|禁止|不准|只能|只用",
+    _I,
+)
+
+#: Limits and budgets stated with a number ("budget 3000 tokens", "at most 3 retries").
+LIMIT: Final = re.compile(
+    r"\b(?:at most|at least|no more than|no less than|not exceed|stay under|stay below|"
+    r"keep it under|limit(?:ed)? to|budget|deadline|maximum|minimum|under|below|within)\b"
+    r"(?=[^.!?]*\d)"
+    r"|至少|最多|不超过|不低于|上限|下限|预算|截止",
     _I,
 )
 
 DECISION: Final = re.compile(
-    r"\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|decision(?: is)?:?|we(?:'ll| will) go with|"
-    r"let's go with|lets go with|go with|let's use|we(?:'ll| will) use|we chose|we picked|"
+    r"\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|decision(?: is)?:?|"
+    r"we(?:'ll| will) go with|let's go with|lets go with|go with|let's use|we(?:'ll| will) use|"
+    r"we chose|we picked|"
     r"settled on|we agreed|agreed on|final answer|we are going with|we're going with|"
     r"we(?:'ll| will) stick with|stick with)\b"
     r"|决定|定了|就用|采用|选用|确定用|商定|就这么定",
@@ -96,7 +111,8 @@ BLOCKER: Final = re.compile(
     _I,
 )
 OPEN_ITEM: Final = re.compile(
-    r"^(?:todo|to do|next|still need to|remaining|later)\b[:\s]|\b(?:still need to|we still have to)\b"
+    r"^(?:todo|to do|next|still need to|remaining|later)\b[:\s]"
+    r"|\b(?:still need to|we still have to)\b"
     r"|还需要|待办|接下来要|后面再",
     _I,
 )
@@ -112,22 +128,29 @@ CONDITION: Final = re.compile(
     _I,
 )
 
-#: Words that carry no topic (cue words, pronouns, fillers), English.
-STOPWORDS: Final = frozenset(
+#: Function words that carry no meaning of their own in a query (English).
+QUERY_STOPWORDS: Final = frozenset(
     """
-    a about above after again against all also am an and any are aren't as at be because been
+    a about above after again against all am an and any are aren't as at be because been
     before being below between both but by can can't cannot could couldn't did didn't do does
-    doesn't doing don't down during each few for from further had hadn't has hasn't have haven't
-    having he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll
-    i'm i've if in into is isn't it it's its itself let's me more most mustn't my myself no nor
-    not of off on once only or other ought our ours ourselves out over own same shan't she she'd
-    she'll she's should shouldn't so some such than that that's the their theirs them themselves
-    then there there's these they they'd they'll they're they've this those through to too under
-    until up very was wasn't we we'd we'll we're we've were weren't what what's when when's where
-    where's which while who who's whom why why's with won't would wouldn't you you'd you'll you're
-    you've your yours yourself yourselves actually make it please just really also okay ok yes
-    yeah hey hi hello thanks thank instead must never always don't decided prefer should shall
-    will use using used let go going need needs want like one get got still now then well so
-    sure right think know see say said tell told did does much many lot lots thing things
+    doesn't doing don't down during each few for from further had hadn't has hasn't have
+    haven't having he he'd he'll he's her here here's hers herself him himself his how how's i
+    i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my
+    myself no nor not of off on once only or other ought our ours ourselves out over own same
+    shan't she she'd she'll she's should shouldn't so some such than that that's the their
+    theirs them themselves then there there's these they they'd they'll they're they've this
+    those through to too under until up very was wasn't we we'd we'll we're we've were weren't
+    what what's when when's where where's which while who who's whom why why's with won't
+    would wouldn't you you'd you'll you're you've your yours yourself yourselves also just
+    really ever
+    """.split()
+)
+
+#: Words that carry no topic (function words plus cue words and fillers), English.
+STOPWORDS: Final = QUERY_STOPWORDS | frozenset(
+    """
+    actually make please okay ok yes yeah hey hi hello thanks thank instead must never always
+    decided prefer will use using used let go going need needs want like one get got still now
+    well sure right think know see say said tell told much many lot lots thing things
     """.split()
 )

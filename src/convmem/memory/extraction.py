@@ -41,7 +41,7 @@ EXTRACTOR = "rules-v1"
 ACTOR = "extractor"
 MAX_ITEM_CHARS = 400
 MAX_ATTEMPTS = 5
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|(?<=[。！？；;])|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\u3400-\u9fff])|(?<=[。！？；;])|\n+")
 
 
 @dataclass
@@ -144,10 +144,10 @@ def classify(sentence: str, from_user: bool) -> Candidate | None:
         kind = "constraint"
     elif cues.PREFERENCE.search(text):
         kind = "preference"
+    elif cues.LIMIT.search(text):
+        kind = "constraint"
     elif (nums and (any(n["unit"] for n in nums) or correction)) or scope:
         kind = "fact"
-    elif correction and topic:
-        kind = "decision"
     else:
         return None
     if kind == "open_question":
@@ -340,7 +340,7 @@ class Extractor:
             text = clip(text, 240)
             if text not in bucket:
                 bucket.append(text)
-                del bucket[:-8]
+                del bucket[:-5]
                 changed = True
 
         for sentence in sentences:

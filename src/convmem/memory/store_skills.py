@@ -56,8 +56,15 @@ RULE_COLUMNS = (
     "version_id",
 )
 
+#: The effective view: an override's non-null fields replace the parsed ones, except
+#: that a rule which vanished from its file stays inactive (the file owns the text).
 _RULE_SELECT = (
-    "SELECT r.*, o.category AS o_category, o.active AS o_active, o.scope_json AS o_scope_json"
+    "SELECT r.id, r.skill_name, r.rule_key, r.text, r.source_path, r.source_line,"
+    " coalesce(o.category, r.category) AS category,"
+    " coalesce(o.scope_json, r.scope_json) AS scope_json,"
+    " r.active AND coalesce(o.active, 1) AS active,"
+    " o.category IS NOT NULL AS o_category, o.active IS NOT NULL AS o_active,"
+    " o.scope_json IS NOT NULL AS o_scope"
     " FROM rules r LEFT JOIN rule_overrides o ON o.rule_id = r.id"
 )
 _RULE_ORDER = " ORDER BY r.skill_name, r.source_line, r.rule_key"
@@ -248,7 +255,7 @@ class SkillStoreMixin:
         return max(cur.rowcount, 0)
 
     def rule_rows(self, skill_name: str | None = None) -> list[dict[str, Any]]:
-        """Rules joined with their override (``o_*`` columns), by skill, line, key."""
+        """Effective rules (``o_*``: which fields an override set), by skill, line, key."""
         if skill_name is None:
             rows = self.db.query(_RULE_SELECT + _RULE_ORDER)
         else:

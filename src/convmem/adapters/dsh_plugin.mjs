@@ -1,0 +1,456 @@
+// convmem for DeepSeek Harness 0.2: a dependency-free plugin file (node builtins only).
+//
+// DSH loads this file by absolute path from a profile patch written by
+// `convmem install dsh`:
+//
+//   - insert:
+//       - id: convmem
+//         name: /abs/path/to/dsh_plugin.mjs
+//         config: {command: [/abs/python, -m, convmem, serve, dsh], home: /abs/data/dir}
+//
+// It starts ONE long-lived `convmem serve dsh` child and speaks JSON Lines to it
+// ({id, op, ...} -> {id, ok, ...}; the ops are documented in convmem/adapters/dsh.py):
+//
+//   agent/created      -> session_start   (durable: queued and resent until acknowledged)
+//   session/event      -> events          (durable; batched per event-loop turn)
+//   agent/pre-step     -> pre_step        (after `await next()`; deadline preStepTimeoutMs)
+//   tools/pre-execute  -> pre_execute     (deadline preExecuteTimeoutMs; deny or next())
+//   /memory command    -> command         (status | explain | inspect ID | search WORDS)
+//
+// Fail open: if the child is missing, dead or slower than the deadline, the step
+// or tool call goes on without memory; the child is restarted on next use (with
+// backoff). Events sent while it is down stay queued (bounded) and are resent;
+// the Python side also re-reads the session log, so nothing is lost for good.
+// The child and its pipes are unref()'d so `dsh headless` can exit after a turn.
+//
+// Never JSON.stringify a payload, agent or exec object: they hold cordis context
+// proxies that throw on property access ("cannot get property ... without inject").
+// Only plain fields (ids, numbers, message content, tool arguments) are copied.
+
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export const name = 'convmem';
+// Optional: without the commands service the plugin still captures and injects.
+export const inject = { commands: { required: false } };
+
+const SOURCE_KIND = 'convmem';
+const BLOCK_MARKER = '[convmem memory]';
+const USER_KINDS = new Set(['user', 'input', 'prompt', 'steer']);
+// Event types the Python side turns into canonical events: their data is forwarded.
+// For every other type only {type, seq, time} goes over, to keep seq gaps visible.
+const DATA_TYPES = new Set([
+  'user/message', 'assistant/message', 'system/message', 'tool/call', 'tool/result',
+  'compaction/start', 'compaction/summary', 'compaction/prune', 'compaction/end',
+  'command/run', 'command/done',
+]);
+const DEFAULTS = {
+  preStepTimeoutMs: 1500,
+  preExecuteTimeoutMs: 500,
+  commandTimeoutMs: 5000,
+  queueLimit: 5000, // events kept for resending while the child is down
+  restartDelayMs: 500, // first restart delay; doubles per consecutive failure
+  maxRestartDelayMs: 30000,
+  maxTimeouts: 3, // consecutive unanswered requests before the child is replaced
+};
+
+function str(value) {
+  return typeof value === 'string' ? value : null;
+}
+
+function sessionOf(agent) {
+  try {
+    return str(agent?.session?.id);
+  } catch {
+    return null;
+  }
+}
+
+function plain(value) {
+  if (value === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(value));
+  } catch {
+    return null;
+  }
+}
+
+function textOf(content) {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  const parts = [];
+  for (const block of content) {
+    if (typeof block === 'string') parts.push(block);
+    else if (block && block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
+  }
+  return parts.join('\n');
+}
+
+// The text the person typed in this step (null when the step has none).
+function userInput(messages) {
+  const texts = [];
+  for (const m of Array.isArray(messages) ? messages : []) {
+    try {
+      if (!m || m.role !== 'user') continue;
+      const kind = m.source?.kind ?? null;
+      if (kind !== null && !USER_KINDS.has(kind)) continue;
+      const text = textOf(m.content);
+      if (text.trim() && !text.trimStart().startsWith(BLOCK_MARKER)) texts.push(text);
+    } catch {
+      // an unreadable message is not user input
+    }
+  }
+  return texts.length ? texts.join('\n') : null;
+}
+
+function isOurs(message) {
+  try {
+    return message?.source?.kind === SOURCE_KIND;
+  } catch {
+    return false;
+  }
+}
+
+// {type, seq, time, data?}: only what the Python side reads, as plain JSON.
+function slimEvent(event) {
+  const type = str(event?.type);
+  if (type === null || typeof event.seq !== 'number') return null;
+  const out = { type, seq: event.seq, time: event.time ?? null };
+  if (!DATA_TYPES.has(type)) return out;
+  const data = event.data && typeof event.data === 'object' ? { ...event.data } : {};
+  delete data.stream; // assistant/message: the raw chunk stream, large and redundant
+  delete data.rawOutput; // compaction/summary: duplicates summary
+  if (data.message && typeof data.message === 'object') {
+    const message = { ...data.message };
+    if (message.source && typeof message.source === 'object') {
+      const { replayState, ...source } = message.source;
+      message.source = source;
+    }
+    data.message = message;
+  }
+  const copy = plain(data);
+  if (copy === null) out.data_error = true; // the server re-reads the log for it
+  else out.data = copy;
+  return out;
+}
+
+class Bridge {
+  constructor(cfg, log) {
+    this.cfg = cfg;
+    this.log = log;
+    this.child = null;
+    this.nextId = 1;
+    this.waiting = new Map(); // id -> {resolve, timer}
+    this.unacked = new Map(); // id -> {line, count}: durable requests not yet acknowledged
+    this.unackedCount = 0;
+    this.outbox = []; // events not yet sent
+    this.flushQueued = false;
+    this.failures = 0;
+    this.retryAt = 0;
+    this.timeouts = 0;
+    this.preExecute = true; // until hello says no preconditions are configured
+    this.closed = false;
+  }
+
+  ensure() {
+    if (this.child) return true;
+    if (this.closed || !this.cfg.command || Date.now() < this.retryAt) return false;
+    const [file, ...args] = this.cfg.command;
+    const env = { ...process.env };
+    if (this.cfg.home) env.CONVMEM_HOME = this.cfg.home;
+    let child;
+    try {
+      child = spawn(file, args, { stdio: ['pipe', 'pipe', 'ignore'], env, windowsHide: true });
+    } catch (error) {
+      this.onExit(null, `spawn failed: ${error}`);
+      return false;
+    }
+    this.child = child;
+    let buffer = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+      buffer += chunk;
+      let at;
+      while ((at = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, at);
+        buffer = buffer.slice(at + 1);
+        if (line.trim()) this.onLine(line);
+      }
+    });
+    const swallow = () => {}; // EPIPE and friends: the 'exit' handler does the cleanup
+    child.stdin.on('error', swallow);
+    child.stdout.on('error', swallow);
+    child.on('error', (error) => this.onExit(child, String(error)));
+    child.on('exit', (code, signal) => this.onExit(child, `exited (${code ?? signal})`));
+    // Open pipes would keep `dsh headless` alive after its turn.
+    child.unref();
+    child.stdin.unref?.();
+    child.stdout.unref?.();
+    this.timeouts = 0;
+    this.write({ id: this.nextId++, op: 'hello', host: 'dsh' });
+    for (const { line } of this.unacked.values()) this.writeLine(line);
+    return true;
+  }
+
+  onExit(child, why) {
+    if (child !== null && child !== this.child) return;
+    this.child = null;
+    for (const [id, { resolve, timer }] of this.waiting) {
+      clearTimeout(timer);
+      resolve(null);
+      this.waiting.delete(id);
+    }
+    if (this.closed) return;
+    this.failures += 1;
+    const delay = Math.min(this.cfg.maxRestartDelayMs, this.cfg.restartDelayMs * 2 ** (this.failures - 1));
+    this.retryAt = Date.now() + delay;
+    this.log(`convmem child ${why}; running without memory, restart in >= ${delay} ms`);
+  }
+
+  onLine(line) {
+    let reply;
+    try {
+      reply = JSON.parse(line);
+    } catch {
+      return;
+    }
+    this.failures = 0;
+    this.timeouts = 0;
+    if (reply && reply.pre_execute === false) this.preExecute = false;
+    const durable = this.unacked.get(reply?.id);
+    if (durable) {
+      this.unacked.delete(reply.id);
+      this.unackedCount -= durable.count;
+    }
+    const waiter = this.waiting.get(reply?.id);
+    if (waiter) {
+      this.waiting.delete(reply.id);
+      clearTimeout(waiter.timer);
+      waiter.resolve(reply);
+    }
+    if (reply && reply.ok === false) this.log(`convmem: ${reply.error}`);
+  }
+
+  write(message) {
+    this.writeLine(JSON.stringify(message));
+  }
+
+  writeLine(line) {
+    try {
+      this.child?.stdin.write(line + '\n');
+    } catch {
+      // the child is going away; 'exit' follows
+    }
+  }
+
+  // A request that must not be lost: kept until acknowledged, resent after a restart.
+  post(message, count = 1) {
+    const id = this.nextId++;
+    const line = JSON.stringify({ id, ...message });
+    this.unacked.set(id, { line, count });
+    this.unackedCount += count;
+    while (this.unackedCount > this.cfg.queueLimit && this.unacked.size > 1) {
+      const [oldest, entry] = this.unacked.entries().next().value;
+      this.unacked.delete(oldest);
+      this.unackedCount -= entry.count; // the session log still has these events
+    }
+    if (this.child) this.writeLine(line);
+    else this.ensure(); // a successful start resends every unacknowledged line
+  }
+
+  event(sessionId, event) {
+    const slim = slimEvent(event);
+    if (!sessionId || !slim) return;
+    this.outbox.push({ session_id: sessionId, event: slim });
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  flush() {
+    this.flushQueued = false;
+    if (!this.outbox.length) return;
+    const events = this.outbox;
+    this.outbox = [];
+    this.post({ op: 'events', events }, events.length);
+  }
+
+  // Resolves to the reply, or null when the child is unavailable or too slow.
+  request(op, fields, timeoutMs) {
+    this.flush();
+    if (!this.ensure()) return Promise.resolve(null);
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      // A referenced timer: it keeps dsh alive while we wait, never longer than the deadline.
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        this.timeouts += 1;
+        this.log(`convmem: no answer to ${op} within ${timeoutMs} ms; going on without it`);
+        if (this.timeouts >= this.cfg.maxTimeouts && this.child) {
+          this.log('convmem child is not answering; replacing it');
+          try {
+            this.child.kill('SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+        resolve(null);
+      }, timeoutMs);
+      this.waiting.set(id, { resolve, timer });
+      this.write({ id, op, ...fields });
+    });
+  }
+
+  close() {
+    this.flush();
+    this.closed = true;
+    // Ending stdin lets the child finish the queued lines, then exit on end of input.
+    try {
+      this.child?.stdin.end();
+    } catch {
+      // already closed
+    }
+  }
+}
+
+export function apply(ctx, config) {
+  const cfg = { ...DEFAULTS, ...(config || {}) };
+  const command = Array.isArray(cfg.command) && cfg.command.length && cfg.command.every((p) => typeof p === 'string');
+  cfg.command = command ? cfg.command : null;
+  const logFile = str(cfg.log) ?? (str(cfg.home) ? join(cfg.home, 'dsh-plugin.log') : null);
+  const log = (text) => {
+    if (!logFile) return;
+    try {
+      mkdirSync(dirname(logFile), { recursive: true });
+      appendFileSync(logFile, `${new Date().toISOString()} ${text}\n`); // rare: errors only
+    } catch {
+      // logging must never break the host
+    }
+  };
+  if (!command) log('convmem: config.command is missing; run `convmem install dsh` again');
+  const bridge = new Bridge(cfg, log);
+  const injectedTurns = new Map(); // `${session}#${turn}` -> true; once per turn
+  const compacted = new Set(); // sessions compacted since our last injection
+  bridge.ensure(); // warm up now, so the first step does not pay for Python's start
+
+  if (typeof ctx.effect === 'function') ctx.effect(() => () => bridge.close());
+  ctx.on('dispose', () => bridge.close());
+
+  ctx.on('agent/created', (payload) => {
+    const sessionId = sessionOf(payload?.agent);
+    if (!sessionId) return;
+    const source = str(payload?.source) ?? 'startup';
+    bridge.flush();
+    let cwd = null;
+    try {
+      cwd = str(payload.agent.session.header.cwd); // the session's own working directory
+    } catch {
+      cwd = null;
+    }
+    bridge.post({ op: 'session_start', session_id: sessionId, source, cwd: cwd ?? process.cwd() });
+  });
+
+  ctx.on('session/event', (session, event) => {
+    try {
+      const sessionId = str(session?.id);
+      bridge.event(sessionId, event);
+      if (sessionId && event?.type === 'compaction/summary') compacted.add(sessionId);
+    } catch (error) {
+      log(`convmem: cannot forward an event: ${error}`);
+    }
+  });
+
+  ctx.on('agent/pre-step', async (payload, next) => {
+    const down = await next();
+    try {
+      if (!down || down.kind !== 'enter' || !Array.isArray(down.messages)) return down;
+      const sessionId = sessionOf(payload?.agent);
+      if (!sessionId || down.messages.some(isOurs)) return down;
+      const turn = typeof payload.turn === 'number' ? payload.turn : null;
+      const query = userInput(payload.messages) ?? userInput(down.messages);
+      const key = `${sessionId}#${turn}`;
+      // Inject on a step that carries the person's input, once per turn (insertions
+      // are durable history and would pile up), and again after a compaction folded
+      // the earlier block into the summary.
+      const afterCompaction = compacted.has(sessionId);
+      if (!afterCompaction && (query === null || injectedTurns.has(key))) return down;
+      injectedTurns.set(key, true);
+      if (injectedTurns.size > 1000) injectedTurns.delete(injectedTurns.keys().next().value);
+      compacted.delete(sessionId);
+      const reply = await bridge.request(
+        'pre_step',
+        { session_id: sessionId, turn, step: typeof payload.step === 'number' ? payload.step : null, query },
+        cfg.preStepTimeoutMs,
+      );
+      if (!reply || reply.ok !== true || typeof reply.text !== 'string' || !reply.text) return down;
+      const message = {
+        id: `convmem-${randomUUID()}`,
+        role: 'user',
+        content: [{ type: 'text', text: reply.text }],
+        source: { kind: SOURCE_KIND },
+      };
+      return { ...down, messages: [...down.messages, message] };
+    } catch (error) {
+      log(`convmem: pre-step failed open: ${error}`);
+      return down;
+    }
+  });
+
+  ctx.on('tools/pre-execute', async (exec, next) => {
+    let reply = null;
+    try {
+      if (bridge.preExecute) {
+        const sessionId = sessionOf(exec?.agent);
+        const tool = str(exec?.name);
+        if (sessionId && tool) {
+          const args = plain(exec.arguments);
+          reply = await bridge.request(
+            'pre_execute',
+            { session_id: sessionId, tool, arguments: args },
+            cfg.preExecuteTimeoutMs,
+          );
+        }
+      }
+    } catch (error) {
+      log(`convmem: pre-execute failed open: ${error}`);
+    }
+    if (reply && reply.ok === true && reply.allowed === false) {
+      return { kind: 'deny', reason: str(reply.reason) ?? 'refused by a convmem precondition' };
+    }
+    return next();
+  });
+
+  // `/memory ...` runs where DSH executes commands: the TUI and web clients, which call
+  // the remote method commands/execute. Headless runs and the SDK never reach it: they
+  // send a line starting with "/" to the model as plain text (see the module docs).
+  let commands = null;
+  try {
+    commands = ctx.commands ?? null;
+  } catch {
+    commands = null;
+  }
+  if (commands && typeof commands.register === 'function') {
+    try {
+      commands.register({
+        name: 'memory',
+        description: 'convmem memory: status | explain | inspect <id> | search <words>',
+        input: { hint: 'status | explain | inspect <id> | search <words>' },
+        handler: async (inv) => {
+          const reply = await bridge.request(
+            'command',
+            { session_id: sessionOf(inv?.agent), args: str(inv?.rawInput) ?? '' },
+            cfg.commandTimeoutMs,
+          );
+          if (!reply) return { kind: 'error', text: 'convmem is not answering; see dsh-plugin.log in its data folder' };
+          if (reply.ok !== true) return { kind: 'error', text: String(reply.error) };
+          return { kind: reply.kind === 'error' ? 'error' : 'success', text: String(reply.text ?? '') };
+        },
+      });
+    } catch (error) {
+      log(`convmem: cannot register /memory: ${error}`);
+    }
+  }
+}

@@ -1,0 +1,268 @@
+"""``convmem hook claude-code``: one Claude Code hook event per process.
+
+Claude Code starts this command on every hook event with one JSON payload on
+stdin. It maps the events onto the runtime:
+
+=================  ==========================================================
+SessionStart       record the session, capture; after a compaction, answer
+                   with the memory block as ``additionalContext``
+UserPromptSubmit   capture the transcript and the prompt, assemble with the
+                   prompt as query, answer with the block
+PreToolUse         preconditions; a refusal is a ``permissionDecision: deny``
+PostToolUse, Stop  capture (validation of assistant output runs inside)
+PreCompact,        capture
+SessionEnd
+=================  ==========================================================
+
+It must never get in the person's way: any internal error exits 0 with no
+output, and is written (one line, then the traceback) to ``convmem.log`` in the
+data dir. It runs on every prompt, so imports are lazy and click is not loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from convmem.config import Settings
+    from convmem.runtime import MemoryRuntime
+
+HOSTS = ("claude-code",)
+USAGE = "usage: convmem hook claude-code [--home DIR] [--config FILE]  (one JSON payload on stdin)"
+MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
+
+Payload = Mapping[str, Any]
+Output = dict[str, Any] | None
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _parse_args(args: list[str]) -> dict[str, str | None]:
+    opts: dict[str, str | None] = {"home": None, "config": None}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name, eq, value = arg.partition("=")
+        if name in ("--home", "--config"):
+            if not eq:
+                if i + 1 >= len(args):
+                    raise _UsageError(f"{name} needs a value")
+                i += 1
+                value = args[i]
+            opts[name[2:]] = value
+        else:
+            raise _UsageError(f"unexpected argument {arg!r}")
+        i += 1
+    return opts
+
+
+def run_hook(args: list[str]) -> int:
+    """The ``convmem hook ...`` fast path (no click); returns the exit code."""
+    if not args or args[0] not in HOSTS or any(a in ("-h", "--help") for a in args):
+        if args and args[0] not in HOSTS and not args[0].startswith("-"):
+            print(
+                f"convmem hook: unknown host {args[0]!r}; known: {', '.join(HOSTS)}",
+                file=sys.stderr,
+            )
+            return 1
+        from convmem.cli import main as cli_main  # the help text lives with the click command
+
+        cli_main(args=["hook", *args] if args else ["hook", "--help"], prog_name="convmem")
+        return 0
+    try:
+        opts = _parse_args(args[1:])
+    except _UsageError as exc:
+        print(f"convmem hook claude-code: {exc}\n{USAGE}", file=sys.stderr)
+        return 1
+    return run_claude_code(home=opts["home"], config=opts["config"])
+
+
+def run_claude_code(
+    home: str | None = None,
+    config: str | None = None,
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+) -> int:
+    """Read one payload, handle it, print the answer (if any). Always returns 0."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    if stdin.isatty():
+        print(f"convmem hook claude-code reads a hook payload on stdin\n{USAGE}", file=sys.stderr)
+        return 0
+    payload: Any = None
+    settings: Settings | None = None
+    try:
+        payload = json.loads(stdin.read(MAX_PAYLOAD_BYTES) or "null")
+        if not isinstance(payload, dict):
+            raise ValueError(f"the hook payload is not a JSON object: {str(payload)[:80]!r}")
+        from convmem.config import load_settings
+
+        settings = load_settings(config, home)
+        answer = handle(payload, settings)
+    except KeyboardInterrupt:
+        return 0
+    except BaseException as exc:  # never block the person: log, stay silent, exit 0
+        _log_error(exc, payload, settings, home)
+        return 0
+    if answer is not None:
+        stdout.write(json.dumps(answer, ensure_ascii=True) + "\n")
+        stdout.flush()
+    return 0
+
+
+def handle(payload: Payload, settings: Settings) -> Output:
+    """Dispatch one payload; the JSON object to print, or None."""
+    event = payload.get("hook_event_name")
+    handler = _HANDLERS.get(event) if isinstance(event, str) else None
+    if handler is None:
+        return None  # Notification, SubagentStop, ...: nothing to do
+    session_id = payload.get("session_id")
+    if not isinstance(session_id, str) or not session_id.strip():
+        raise ValueError(f"{event} payload without a session_id")
+    if event == "PreToolUse" and not settings["validation.preconditions"]:
+        return None  # nothing to check: skip opening the store on every tool call
+    from convmem.runtime import MemoryRuntime
+
+    with MemoryRuntime.open(settings) as runtime:
+        return handler(runtime, session_id, payload)
+
+
+# --- handlers ----------------------------------------------------------------------------
+
+
+def _str(payload: Payload, key: str) -> str | None:
+    value = payload.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def _context(event: str, block: str | None) -> Output:
+    if not block:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": block}}
+
+
+def _session_start(runtime: MemoryRuntime, session_id: str, payload: Payload) -> Output:
+    from convmem.adapters.claude_code import capture_transcript
+
+    source = _str(payload, "source") or "startup"
+    cwd = _str(payload, "cwd")
+    parser = capture_transcript(
+        runtime, session_id, _str(payload, "transcript_path"), compacted=source == "compact"
+    )
+    runtime.session_start(
+        session_id,
+        source,
+        origin="claude-code",
+        cwd=cwd,
+        project=os.environ.get("CLAUDE_PROJECT_DIR") or cwd,
+        host_version=parser.version,
+    )
+    if source != "compact" or not runtime.settings["compatibility.reinject_after_compaction"]:
+        return None
+    block = runtime.pre_step(session_id, None, turn=parser.turn or None, trigger="compaction")
+    return _context("SessionStart", block)
+
+
+def _user_prompt(runtime: MemoryRuntime, session_id: str, payload: Payload) -> Output:
+    from convmem.adapters.claude_code import capture_transcript
+
+    prompt = _str(payload, "prompt")
+    parser = capture_transcript(
+        runtime,
+        session_id,
+        _str(payload, "transcript_path"),
+        prompt=prompt,
+        prompt_id=_str(payload, "prompt_id"),
+    )
+    visible = _visible_after_compaction(runtime, session_id)
+    block = runtime.pre_step(session_id, visible, turn=parser.turn or None, query=prompt)
+    return _context("UserPromptSubmit", block)
+
+
+def _visible_after_compaction(runtime: MemoryRuntime, session_id: str) -> list[str] | None:
+    """What the model sees since the last compaction, convmem's re-injected blocks included.
+
+    The runtime's own inference (``None``) counts every event after the compaction
+    as visible, but not the generated ones; here the block the SessionStart hook
+    already re-injected (logged back in the transcript) counts too, so the first
+    prompt after a compaction does not send the same block a second time.
+    """
+    if runtime.settings["compatibility.compaction_policy"] == "none":
+        return None
+    store = runtime.store
+    starts = store.events(session_id, types=["compaction/start"], newest_first=True, limit=1)
+    if not starts:
+        return None  # nothing compacted: the runtime treats everything as visible
+    return [e.text for e in store.events(session_id, after=starts[0].seq) if e.text]
+
+
+def _pre_tool(runtime: MemoryRuntime, session_id: str, payload: Payload) -> Output:
+    tool_input = payload.get("tool_input")
+    tool_input = dict(tool_input) if isinstance(tool_input, Mapping) else {}
+    cwd = _str(payload, "cwd")
+    if cwd and "cwd" not in tool_input:
+        tool_input["cwd"] = cwd  # relative precondition patterns are relative to the project
+    decision = runtime.pre_execute(session_id, _str(payload, "tool_name") or "", tool_input)
+    if decision.allowed:
+        return None
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": decision.reason or "convmem precondition failed",
+        }
+    }
+
+
+def _capture(runtime: MemoryRuntime, session_id: str, payload: Payload) -> Output:
+    from convmem.adapters.claude_code import capture_transcript
+
+    capture_transcript(runtime, session_id, _str(payload, "transcript_path"))
+    return None
+
+
+_HANDLERS: dict[str, Callable[[MemoryRuntime, str, Payload], Output]] = {
+    "SessionStart": _session_start,
+    "UserPromptSubmit": _user_prompt,
+    "PreToolUse": _pre_tool,
+    "PostToolUse": _capture,
+    "PreCompact": _capture,
+    "Stop": _capture,
+    "SessionEnd": _capture,
+}
+
+
+# --- the error log -----------------------------------------------------------------------
+
+
+def _log_error(
+    exc: BaseException, payload: Any, settings: Settings | None, home: str | None
+) -> None:
+    import time
+    import traceback
+    from pathlib import Path
+
+    try:
+        if settings is not None:
+            log = settings.data_dir / str(settings["diagnostics.log_file"])
+        else:
+            from convmem.config import ENV_HOME, default_data_dir
+
+            folder = home or os.environ.get(ENV_HOME)
+            log = (Path(folder) if folder else default_data_dir()) / "convmem.log"
+        event = payload.get("hook_event_name") if isinstance(payload, dict) else None
+        line = (
+            f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} hook claude-code"
+            f" {event or '?'}: {type(exc).__name__}: {exc}".replace("\n", " ")
+        )
+        log.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n" + "".join(traceback.format_exception(exc)) + "\n")
+    except Exception:
+        pass  # nowhere to report it; staying silent is still right for the host

@@ -1,0 +1,176 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from convmem.capture import Event
+from convmem.core.text import estimate_tokens
+from pipeline import runtime
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("CONVMEM_UPDATE_GOLDEN") == "1"
+
+
+def check_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if UPDATE:
+        path.write_text(text + "\n", "utf-8")
+    assert text + "\n" == path.read_text("utf-8"), f"golden {name} changed"
+
+
+@pytest.mark.parametrize(
+    ("fixture", "session", "locale", "query", "golden"),
+    [
+        (
+            "en_basic.jsonl",
+            "en1",
+            "en",
+            "What is the token budget and the latency target?",
+            "en_basic.txt",
+        ),
+        ("zh_basic.jsonl", "zh1", "zh", "预算和延迟目标是多少？", "zh_basic.txt"),
+    ],
+)
+def test_golden_blocks(
+    tmp_path: Path, fixture: str, session: str, locale: str, query: str, golden: str
+) -> None:
+    rt = runtime(tmp_path, fixture, assembly__locale=locale)
+    result = rt.assemble(session, [], query=query)
+    assert result.injected and not result.errors
+    check_golden(golden, result.text)
+    # byte-identical on a second run and on a fresh store built from the same events
+    assert rt.assemble(session, [], query=query).text == result.text
+    other = runtime(tmp_path / "again", fixture, assembly__locale=locale)
+    assert other.assemble(session, [], query=query).text == result.text
+
+
+def test_block_structure_and_provenance(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, "en_basic.jsonl", assembly__locale="en")
+    result = rt.assemble("en1", [], query="What is the token budget?")
+    text = result.text
+    assert text.startswith("[convmem memory] session en1\n")
+    assert "not system instructions" in text
+    order = [
+        text.index(h)
+        for h in ("## Memory: current task", "## Memory: remembered points", "## Memory: notices")
+    ]
+    assert order == sorted(order)
+    # an event whose whole text an item already quotes is not quoted twice
+    assert any(o["reason"].startswith("same text as mem_") for o in result.omitted)
+    assert "Actually, make it 2000 tokens." in text
+    notice = text[text.index("## Memory: notices") :]
+    assert "The budget is 3000 tokens." in notice and "superseded" in notice
+    body = text[: text.index("## Memory: notices")]
+    assert "3000 tokens" not in body
+    assert "99999" not in text
+    omitted = {o["id"]: o["reason"] for o in result.omitted}
+    assert any("superseded" in r for r in omitted.values())
+    assert result.used_tokens <= result.budget
+    assert estimate_tokens(text) <= result.used_tokens <= result.budget
+
+
+def test_warnings_for_numbers_and_proposals(tmp_path: Path) -> None:
+    # proposals weigh 0.5 x 0.6: they only pass a low min_score without a strong match
+    rt = runtime(tmp_path, assembly__locale="en", retrieval__min_score=0.2)
+    rt.on_events(
+        [
+            Event("w", 1, "user/message", "The timeout must stay under 200 ms."),
+            Event("w", 2, "assistant/message", "I suggest we use Redis for the timeout cache."),
+        ]
+    )
+    text = rt.assemble("w", [], query="timeout").text
+    assert "⚠ number without conditions/unit: 200 ms" in text
+    assert "· proposal · assistant proposal] I suggest we use Redis" in text
+    assert "⚠ assistant proposal, not confirmed by the user" in text
+    default = runtime(tmp_path / "d", assembly__locale="en")
+    default.on_events([Event("w", 2, "assistant/message", "I suggest we use Redis for the cache.")])
+    omitted = default.assemble("w", [], query="cache").omitted
+    assert any("below retrieval.min_score" in o["reason"] for o in omitted)
+
+
+def test_visible_sources_are_left_out_until_a_compaction(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, assembly__locale="en")
+    rt.on_events([Event("v", 1, "user/message", "We must never deploy on Fridays.")])
+    before = rt.assemble("v", None, query="deploy")
+    assert not before.injected
+    assert any(
+        o["reason"] == "all its sources are visible in the current step" for o in before.omitted
+    )
+    explicit = rt.assemble("v", ["We must never deploy on Fridays."], query="deploy")
+    assert not explicit.injected
+    rt.on_events(
+        [
+            Event("v", 2, "compaction/start", "compacting"),
+            Event("v", 3, "compaction/summary", "The user talked about deploys."),
+            Event("v", 4, "compaction/end", "done"),
+        ]
+    )
+    after = rt.assemble("v", None, query="deploy")
+    assert after.injected and "We must never deploy on Fridays." in after.text
+
+
+def test_policy_none_adds_the_notice(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, assembly__locale="en", compatibility__compaction_policy="none")
+    rt.on_events([Event("n", 1, "user/message", "We must never deploy on Fridays.")])
+    result = rt.assemble("n", None, query="deploy")
+    assert result.injected and "compatibility policy is none" in result.text
+
+
+def test_empty_session_injects_nothing(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    result = rt.assemble("nobody", [], query="anything")
+    assert not result.injected and result.text == ""
+    assert "skip_when_empty" in result.reasons[0]
+
+
+def test_insufficient_evidence_statement(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, assembly__locale="en", retrieval__standing_limit=0)
+    rt.on_events([Event("i", 1, "user/message", "I prefer tabs over spaces.")])
+    result = rt.assemble("i", [], query="Which kubernetes cluster did we pick?")
+    assert result.injected
+    assert "No committed evidence in this session's memory supports" in result.text
+
+
+def test_exact_token_meter_is_recorded(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, "en_basic.jsonl")
+    result = rt.assemble("en1", [], query="budget", token_meter=lambda s: len(s.split()))
+    assert result.token_source == "exact"
+    assert result.used_tokens <= result.budget
+
+
+def test_every_attempt_is_logged_with_retention(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, "en_basic.jsonl", diagnostics__assembly_log_retention=3)
+    for n in range(5):
+        rt.pre_step("en1", [], turn=n, query="budget")
+    log = rt.store.latest_assembly_log("en1")
+    assert log is not None and log["turn"] == 4 and log["injected"] == 1
+    assert rt.store.table_counts("en1")["assembly_logs"] == 3
+    assert rt.store.checkpoint("en1").last_assembly_seq == 22
+
+
+_state = st.lists(
+    st.tuples(
+        st.sampled_from(["user/message", "assistant/message", "tool/result"]), st.text(max_size=300)
+    ),
+    max_size=25,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(events=_state, budget=st.integers(min_value=1, max_value=5000), query=st.text(max_size=200))
+def test_used_tokens_never_exceed_the_budget(
+    tmp_path_factory: pytest.TempPathFactory, events: list[tuple[str, str]], budget: int, query: str
+) -> None:
+    rt = runtime(tmp_path_factory.mktemp("p"))
+    rt.on_events(Event("h", i, t, x) for i, (t, x) in enumerate(events))
+    result = rt.assemble("h", [], query=query, budget=budget)
+    assert not result.errors
+    assert result.used_tokens <= budget
+    if result.injected:
+        assert estimate_tokens(result.text) <= budget

@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from convmem.capture import Event
+from convmem.retrieval import Retriever, query_signals, stem
+from pipeline import runtime
+
+HOSTILE = [
+    '"unbalanced',
+    "a AND b OR NOT c",
+    "NEAR(a b, 3)",
+    "col:value",
+    "-minus",
+    "*",
+    "^start",
+    "(((",
+    "'); DROP TABLE events; --",
+    "🙂🔥",
+    "a\x00b",
+    "\ud800",
+    "",
+    "   ",
+    "ab",
+    "数",
+    "x" * 5000,
+    "AND",
+    "OR",
+    "NOT",
+    '""',
+    "{}[]",
+    "\\",
+    "%_",
+    "预算 AND 3000",
+]
+
+
+def test_query_signals() -> None:
+    sig = query_signals('Edit src/app.py so "retry logic" uses 200 ms at p95, see MAX_RETRIES')
+    assert "src/app.py" in sig.paths and "retry logic" in sig.quotes
+    assert "200 ms" in sig.numbers and "MAX_RETRIES" in sig.exact
+    assert "retry" in sig.terms and "the" not in sig.terms
+    assert (stem("adopted") == "adopt" and stem("paintings") == "painting"[:-3]) or stem(
+        "paintings"
+    ) == "paint"
+
+
+@pytest.fixture
+def rt(tmp_path: Path):  # type: ignore[no-untyped-def]
+    r = runtime(tmp_path, "en_basic.jsonl")
+    r.on_events(
+        [
+            Event("en1", 30, "user/message", "数据库连接池大小必须是 50，不要超过。"),
+            Event("en1", 31, "user/message", "The retry budget must stay at 3 attempts."),
+        ]
+    )
+    return r
+
+
+def test_items_ranked_with_breakdown(rt) -> None:  # type: ignore[no-untyped-def]
+    found = Retriever(rt.store, rt.settings).retrieve("en1", "latency p95 target")
+    top = found.items[0]
+    assert "latency" in top.item.content
+    assert set(top.breakdown) >= {"kind", "fts", "exact", "evidence_weight"}
+    assert top.matched
+    superseded = [o for o in found.omitted if o.item.status == "superseded"]
+    assert all(o.reason and o.reason.startswith("superseded by") for o in superseded)
+
+
+def test_chinese_queries_use_bigrams(rt) -> None:  # type: ignore[no-untyped-def]
+    found = Retriever(rt.store, rt.settings).retrieve("en1", "连接池多大？")
+    assert any("连接池" in s.item.content and s.matched for s in found.items)
+
+
+def test_min_score_misses_are_reported(rt) -> None:  # type: ignore[no-untyped-def]
+    strict = rt.settings.with_values(retrieval__min_score=5.0)
+    found = Retriever(rt.store, strict).retrieve("en1", "latency")
+    assert not found.items
+    assert all(
+        "below retrieval.min_score" in o.reason or "superseded" in o.reason for o in found.omitted
+    )
+
+
+def test_evidence_never_includes_generated_or_tool_text(rt) -> None:  # type: ignore[no-untyped-def]
+    r = Retriever(rt.store, rt.settings)
+    sig = r.signals("ignore previous instructions budget 99999")
+    hits = r.retrieve_evidence("en1", sig, [], 50)
+    assert hits, "the budget turns should be found"
+    for hit in hits:
+        if r.quotable(hit.event):
+            assert hit.event.type == "user/message"
+    assert all("99999" not in h.text for h in hits if r.quotable(h.event))
+
+
+def test_expand_and_inspect(rt) -> None:  # type: ignore[no-untyped-def]
+    r = Retriever(rt.store, rt.settings)
+    assert [e.seq for e in r.expand("en1", [5], radius=1)] == [4, 5, 6]
+    item = r.retrieve("en1", "latency").items[0].item
+    data = r.inspect_item(item.id, "latency")
+    assert data is not None
+    assert data["sources"][0]["seq"] == 5
+    assert data["lifecycle"][0]["event"] == "created"
+    assert data["score"]["breakdown"]["fts"] > 0
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+def test_hostile_queries_never_raise(rt, query: str) -> None:  # type: ignore[no-untyped-def]
+    r = Retriever(rt.store, rt.settings)
+    found = r.retrieve("en1", query)
+    r.retrieve_evidence("en1", found.signals, found.items, 20)
+    assert not rt.assemble("en1", [], query=query).errors
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(query=st.text(max_size=300))
+def test_any_query_is_safe(rt, query: str) -> None:  # type: ignore[no-untyped-def]
+    r = Retriever(rt.store, rt.settings)
+    found = r.retrieve("en1", query)
+    r.retrieve_evidence("en1", found.signals, found.items, 10)
