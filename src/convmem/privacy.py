@@ -46,10 +46,7 @@ def drop_private(text: str) -> str:
 def redact_secrets(text: str) -> str:
     for label, pattern in _SECRETS:
         marker = f"[redacted:{label}]"
-        if pattern.groups:
-            text = pattern.sub(rf"\g<1>{marker}", text)
-        else:
-            text = pattern.sub(marker, text)
+        text = pattern.sub(rf"\g<1>{marker}" if pattern.groups else marker, text)
     return text
 
 

@@ -95,6 +95,8 @@ class SessionLogParser:
         self.session_id = session_id
         self.cwd: str | None = None
         self._tool_names: dict[str, str] = {}
+        self._turn: int | None = None
+        self._step: int | None = None
 
     def parse_line(self, line_no: int, obj: Any) -> list[Event]:
         """One decoded log line → zero or one events (``line_no`` is for messages)."""
@@ -114,6 +116,13 @@ class SessionLogParser:
         etype = obj.get("type")
         if not isinstance(etype, str):
             raise EventFormatError("field 'type' must be a string")
+        data = obj.get("data")
+        if data is not None and not isinstance(data, Mapping):
+            raise EventFormatError("field 'data' must be an object")
+        data = data or {}
+        if etype in ("turn/start", "step/start"):  # remembered for messages that lack them
+            self._turn = _int_or_none(data.get("turn"))
+            self._step = _int_or_none(data.get("step")) if etype == "step/start" else None
         handler = _HANDLERS.get(etype)
         if handler is None:
             return []
@@ -122,17 +131,13 @@ class SessionLogParser:
         seq = obj.get("seq")
         if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
             raise EventFormatError("field 'seq' must be a whole number ≥ 0")
-        data = obj.get("data")
-        if data is not None and not isinstance(data, Mapping):
-            raise EventFormatError("field 'data' must be an object")
-        data = data or {}
         fields = handler(self, data)
         event = Event(
             session_id=self.session_id,
             seq=seq,
             time=_iso_time(obj.get("time")),
-            turn=_int_or_none(data.get("turn")),
-            step=_int_or_none(data.get("step")),
+            turn=_int_or_none(data.get("turn")) or self._turn,
+            step=_int_or_none(data.get("step")) or self._step,
             **fields,
         )
         event.validate()
@@ -202,7 +207,7 @@ class SessionLogParser:
                 text = f"compaction failed: {data['error']}"
             else:
                 text = ""
-            return {"type": etype, "role": "system", "text": text, "source_kind": "compaction"}
+            return {"type": etype, "role": "system", "text": text}
 
         return parse
 

@@ -39,12 +39,13 @@ export const inject = { commands: { required: false } };
 const SOURCE_KIND = 'convmem';
 const BLOCK_MARKER = '[convmem memory]';
 const USER_KINDS = new Set(['user', 'input', 'prompt', 'steer']);
-// Event types the Python side turns into canonical events: their data is forwarded.
+// Event types whose data the Python side reads (messages, tools, compaction, commands,
+// turn and step numbers): their data is forwarded, slimmed.
 // For every other type only {type, seq, time} goes over, to keep seq gaps visible.
 const DATA_TYPES = new Set([
   'user/message', 'assistant/message', 'system/message', 'tool/call', 'tool/result',
   'compaction/start', 'compaction/summary', 'compaction/prune', 'compaction/end',
-  'command/run', 'command/done',
+  'command/run', 'command/done', 'turn/start', 'step/start',
 ]);
 const DEFAULTS = {
   preStepTimeoutMs: 1500,
