@@ -22,10 +22,8 @@ def compatibility_report(
 ) -> dict[str, Any]:
     """What compaction behaviour to expect, what was seen, what cannot be seen."""
     policy = str(settings["compatibility.compaction_policy"])
-    seen: dict[str, int] = {}
-    if session_id is not None:
-        for etype in COMPACTION_EVENT_TYPES:
-            seen[etype] = len(store.events(session_id, types=[etype]))
+    counts = store.event_type_counts(session_id)
+    seen = {etype: counts.get(etype, 0) for etype in COMPACTION_EVENT_TYPES}
     compactions = seen.get("compaction/start", 0) + seen.get("compaction/summary", 0)
     if policy == "auto":
         detected = "compaction-basic" if compactions else "no compaction seen yet"

@@ -101,6 +101,8 @@ def run_claude_code(
         payload = json.loads(stdin.read(MAX_PAYLOAD_BYTES) or "null")
         if not isinstance(payload, dict):
             raise ValueError(f"the hook payload is not a JSON object: {str(payload)[:80]!r}")
+        if payload.get("hook_event_name") not in _HANDLERS:
+            return 0  # Notification, SubagentStop, ...: nothing to do, nothing to import
         from convmem.config import load_settings
 
         settings = load_settings(config, home)
@@ -121,7 +123,7 @@ def handle(payload: Payload, settings: Settings) -> Output:
     event = payload.get("hook_event_name")
     handler = _HANDLERS.get(event) if isinstance(event, str) else None
     if handler is None:
-        return None  # Notification, SubagentStop, ...: nothing to do
+        return None
     session_id = payload.get("session_id")
     if not isinstance(session_id, str) or not session_id.strip():
         raise ValueError(f"{event} payload without a session_id")

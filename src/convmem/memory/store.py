@@ -220,6 +220,18 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin):
                 out[seq] = StoredEvent.from_row(row)
         return out
 
+    def event_type_counts(self, session_id: str | None = None) -> dict[str, int]:
+        """How many events of each type (in one session, or in all)."""
+        if session_id is None:
+            rows = self.db.query("SELECT type, count(*) AS n FROM events GROUP BY type ORDER BY type")
+        else:
+            rows = self.db.query(
+                "SELECT type, count(*) AS n FROM events WHERE session_id = ? GROUP BY type"
+                " ORDER BY type",
+                (session_id,),
+            )
+        return {r["type"]: int(r["n"]) for r in rows}
+
     def count_events(self, session_id: str | None = None) -> int:
         if session_id is None:
             return int(self.db.scalar("SELECT count(*) FROM events"))
