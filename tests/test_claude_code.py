@@ -18,6 +18,8 @@ from convmem.adapters.claude_code import (
     HOOK_EVENTS,
     TranscriptParser,
     capture_transcript,
+    command_markdown,
+    install_command,
     install_hooks,
     is_slash_command,
     merge_hooks,
@@ -578,6 +580,9 @@ def test_install_command(cli: Cli, tmp_path: Path, home: Path) -> None:
     data = json.loads(settings.read_text())
     command = data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
     assert command == f"{sys.executable} -m convmem hook claude-code"
+    slash = (project / ".claude" / "commands" / "convmem.md").read_text()
+    assert f"!`{sys.executable} -m convmem explain --session" in slash
+    assert f"Bash({sys.executable} -m convmem status:*)" in slash
     assert data["zUnknownKey"] == {"kept": True}
     again = cli("install", "claude-code", "--project", str(project))
     assert again.code == 0 and "nothing changed" in again.out
@@ -594,9 +599,12 @@ def test_install_command(cli: Cli, tmp_path: Path, home: Path) -> None:
     assert json.loads(settings.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == (
         "cm hook claude-code"
     )
+    slash = project / ".claude" / "commands" / "convmem.md"
+    assert "!`cm status --session ${CLAUDE_SESSION_ID}`" in slash.read_text()
     removed = cli("install", "claude-code", "--project", str(project), "--uninstall")
     assert removed.code == 0 and "removed" in removed.out
     assert json.loads(settings.read_text()) == existing_settings()
+    assert not slash.exists()
     both = cli("install", "claude-code", "--project", str(project), "--user")
     assert both.code != 0 and "not both" in both.err
 
@@ -613,3 +621,29 @@ def test_plugin_layout_is_valid() -> None:
         assert groups[0]["hooks"][0]["command"] == "convmem hook claude-code"
     command = root.joinpath("commands/convmem.md").read_text()
     assert command.startswith("---\n") and "convmem explain" in command
+
+
+def test_slash_command_file_belongs_to_its_author(tmp_path: Path) -> None:
+    path = tmp_path / "commands" / "convmem.md"
+    text = command_markdown("/opt/bin/convmem")
+    assert install_command(path, text)
+    assert not install_command(path, text)
+    assert "!`/opt/bin/convmem status" in path.read_text()
+    path.write_text("my own /convmem command\n")
+    assert not install_command(path, text)
+    assert not install_command(path, text, uninstall=True)
+    assert path.read_text() == "my own /convmem command\n"
+
+
+def test_hook_skips_its_own_slash_command(home: Path, tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    _grow(transcript, REAL.read_text("utf-8").splitlines(), 30)
+    first = hook(payload("UserPromptSubmit", transcript, prompt=BUDGET), home)
+    assert first.returncode == 0 and first.stderr == ""
+    own = hook(payload("UserPromptSubmit", transcript, prompt="/convmem:convmem explain"), home)
+    assert (own.returncode, own.stdout, own.stderr) == (0, "", "")
+    with MemoryRuntime.open(load_settings(home=home)) as rt:
+        log = rt.store.latest_assembly_log(REAL_SID)
+        assert log is not None and log["query"] == BUDGET  # explain shows the real prompt
+        texts = [t for _, _, _, t in stored(rt, REAL_SID)]
+    assert "/convmem:convmem explain" not in texts  # the transcript records the command

@@ -79,6 +79,7 @@ WORDS = {
         "disputed": "有争议",
         "superseded": "已被取代: “{old}”（{refs}）→ 现为 [mem {new}]",
         "dispute_count": "{n} 条记忆有争议，需用户裁定: {ids}",
+        "stale": "已被取代，见注意:",
         "policy_none": "兼容性策略为 none：无法判断模型当前可见内容，本块可能重复已可见信息。",
     },
     "en": {
@@ -98,6 +99,7 @@ WORDS = {
         "disputed": "disputed",
         "superseded": "superseded: “{old}” ({refs}) → now [mem {new}]",
         "dispute_count": "{n} disputed memory items await the user's decision: {ids}",
+        "stale": "superseded, see notices:",
         "policy_none": "compatibility policy is none: convmem cannot tell what the model still "
         "sees, so this block may repeat visible messages.",
     },
@@ -297,6 +299,7 @@ class Assembler:
         hits = self.retriever.retrieve_evidence(session_id, retrieval.signals, shown, max_ev)
         quoted = 0
         replaced = self._superseded_only_sources(session_id)
+        stale = self._superseded_sentences(session_id)
         said = {collapse_spaces(s.item.content): s.item.id for s in shown}
         for hit in hits:
             ident = f"seq:{hit.event.seq}"
@@ -314,7 +317,12 @@ class Assembler:
                 b.omit(ident, "evidence", "visible in the current step")
             elif quoted >= max_ev:
                 b.omit(ident, "evidence", f"over assembly.max_evidence {max_ev}")
-            elif b.add("evidence", self.headings["evidence"], self._evidence_line(hit), ident):
+            elif b.add(
+                "evidence",
+                self.headings["evidence"],
+                self._evidence_line(hit, stale.get(hit.event.seq, [])),
+                ident,
+            ):
                 quoted += 1
         found = any(s.matched for s in retrieval.items) or any(
             self.retriever.quotable(h.event) for h in hits
@@ -447,12 +455,24 @@ class Assembler:
             line += f" ({'; '.join(notes)})"
         return f"{line} {refs}".rstrip()
 
-    def _evidence_line(self, hit: EvidenceHit) -> str:
+    def _superseded_sentences(self, session_id: str) -> dict[int, list[tuple[str, str]]]:
+        """Per source event, the (sentence, item id) pairs whose value was superseded."""
+        out: dict[int, list[tuple[str, str]]] = {}
+        for item in self.store.items(session_id, ("superseded",)):
+            for seq in item.source_seqs:
+                out.setdefault(seq, []).append((item.content, item.id))
+        return out
+
+    def _evidence_line(self, hit: EvidenceHit, stale: Sequence[tuple[str, str]] = ()) -> str:
         ev = hit.event
         limit = int(self.settings["assembly.max_evidence_chars"])
         when = f" · {ev.time[:10]}" if ev.time else ""
         who = "" if ev.type == "user/message" else f" · {ev.type}"
-        text = clip(hit.text.replace("\n", " ⏎ "), limit)
+        body = hit.text
+        for sentence, item_id in stale:
+            # quote faithfully, but never let a replaced value read as current
+            body = body.replace(sentence, f"⟦{self.words['stale']} {item_id}⟧")
+        text = clip(body.replace("\n", " ⏎ "), limit)
         return f"- [ev seq:{ev.seq}{who}{when}] {text}"
 
     def _notice_section(

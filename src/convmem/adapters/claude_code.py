@@ -556,3 +556,36 @@ def install_hooks(
     tmp.write_text(json.dumps(settings, indent=2, ensure_ascii=False) + "\n", "utf-8")
     os.replace(tmp, path)
     return True
+
+
+_COMMAND_SIGNATURE = "description: convmem memory for this session"
+
+
+def command_markdown(executable: str = "convmem") -> str:
+    """The ``/convmem`` slash command (from the plugin), calling ``executable``."""
+    from importlib.resources import files
+
+    text = (
+        files("convmem.adapters").joinpath("claude_plugin/commands/convmem.md").read_text("utf-8")
+    )
+    if executable != "convmem":
+        text = text.replace("!`convmem ", f"!`{executable} ").replace(
+            "Bash(convmem ", f"Bash({executable} "
+        )
+    return text
+
+
+def install_command(path: str | os.PathLike[str], text: str, *, uninstall: bool = False) -> bool:
+    """Write (or remove) the slash command file; a file someone else wrote is left alone."""
+    target = Path(path)
+    current = target.read_text("utf-8") if target.is_file() else None
+    ours = current is not None and _COMMAND_SIGNATURE in current
+    if uninstall:
+        if ours:
+            target.unlink()
+        return ours
+    if current == text or (current is not None and not ours):
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, "utf-8")
+    return True

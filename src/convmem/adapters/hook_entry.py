@@ -172,7 +172,7 @@ def _session_start(runtime: MemoryRuntime, session_id: str, payload: Payload) ->
 
 
 def _user_prompt(runtime: MemoryRuntime, session_id: str, payload: Payload) -> Output:
-    from convmem.adapters.claude_code import capture_transcript
+    from convmem.adapters.claude_code import capture_transcript, is_slash_command
 
     prompt = _str(payload, "prompt")
     parser = capture_transcript(
@@ -182,6 +182,10 @@ def _user_prompt(runtime: MemoryRuntime, session_id: str, payload: Payload) -> O
         prompt=prompt,
         prompt_id=_str(payload, "prompt_id"),
     )
+    if prompt and prompt.lstrip().startswith("/convmem"):
+        return None  # convmem's own slash command: a block here would only explain itself
+    if prompt and is_slash_command(prompt):
+        prompt = None  # a command line is no query; the latest typed text is
     visible = _visible_after_compaction(runtime, session_id)
     block = runtime.pre_step(session_id, visible, turn=parser.turn or None, query=prompt)
     return _context("UserPromptSubmit", block)

@@ -55,9 +55,11 @@ def install_claude_code(
     Adds one command hook for each of SessionStart, UserPromptSubmit, PreToolUse,
     PostToolUse, PreCompact, Stop and SessionEnd. Other hooks and settings are
     kept; running it twice changes nothing; --uninstall removes only convmem's
-    entries. A --home or --config given before `install` is passed on to the hook.
+    entries. It also adds the /convmem slash command (status, explain) to the same
+    .claude folder. A --home or --config given before `install` is passed on to
+    the hook.
     """
-    from convmem.adapters.claude_code import install_hooks
+    from convmem.adapters.claude_code import command_markdown, install_command, install_hooks
 
     if project and user:
         raise click.UsageError("use either --project or --user, not both")
@@ -71,12 +73,18 @@ def install_claude_code(
                 extra += [flag, str(Path(value).expanduser().resolve())]
         command = default_hook_command(extra)
     changed = install_hooks(path, command, uninstall=uninstall)
+    slash = base / ".claude" / "commands" / "convmem.md"
+    executable = command.split(" hook claude-code", 1)[0]
+    slash_changed = install_command(slash, command_markdown(executable), uninstall=uninstall)
     if uninstall:
         click.echo(
             f"removed convmem's hooks from {path}" if changed else f"no convmem hooks in {path}"
         )
-    elif changed:
+        if slash_changed:
+            click.echo(f"removed the /convmem command {slash}")
+    elif changed or slash_changed:
         click.echo(f"installed convmem's hooks in {path}\n  command: {command}")
+        click.echo(f"  slash command /convmem: {slash}")
     else:
         click.echo(f"already installed in {path}; nothing changed")
 

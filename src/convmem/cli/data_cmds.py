@@ -198,15 +198,35 @@ def config_cmd(obj: Any, list_all: bool, as_json: bool) -> None:
 @click.command()
 @click.pass_obj
 def demo(obj: Any) -> None:
-    """Replay the shipped demo conversation, then show the store's status."""
-    from importlib.resources import as_file, files
+    """Replay the shipped conversation like a host, show the block after its compaction."""
+    from convmem.cli.memory_cmds import print_explain
+    from convmem.demo import replay
 
-    from convmem.ingest import ingest_file
-
-    with as_file(files("convmem.data").joinpath("demo.jsonl")) as path:
-        report = ingest_file(path, obj.runtime.on_events)
-    click.echo(f"demo conversation: {report.summary()}")
-    click.get_current_context().invoke(status)
+    runtime = obj.runtime
+    click.echo(f"convmem demo: replaying a shipped conversation into {obj.settings.db_path}")
+    result = replay(runtime)
+    store = runtime.store
+    items = store.items(result.session_id, ("active", "superseded", "disputed"))
+    superseded = sum(1 for i in items if i.status == "superseded")
+    click.echo(
+        f"{result.events} events ({result.inserted} new), {len(items)} memory items "
+        f"({superseded} superseded), compaction at seq "
+        f"{min(result.compaction_seqs, default=0)}-{max(result.compaction_seqs, default=0)}"
+    )
+    if not result.block:
+        click.echo("no block was injected after the compaction")
+        return
+    click.echo(f"\nAfter the compaction the user asks (seq {result.question_seq}):")
+    click.echo(f"  {result.question}")
+    click.echo("The host injects this block before that step:\n")
+    click.echo("-" * 78)
+    click.echo(result.block)
+    click.echo("-" * 78 + "\n")
+    click.get_current_context().invoke(status, session=result.session_id)
+    log = store.assembly_log(result.log_id) if result.log_id else None
+    if log is not None:
+        click.echo("")
+        print_explain(log)
 
 
 def register(group: click.Group) -> None:

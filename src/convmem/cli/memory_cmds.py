@@ -121,6 +121,11 @@ def explain(obj: Any, session: str | None, as_json: bool) -> None:
     if as_json:
         echo_json(log)
         return
+    print_explain(log)
+
+
+def print_explain(log: dict[str, Any]) -> None:
+    """Human-readable replay of one assembly log row."""
     used, budget = int(log["used_tokens"]), int(log["budget"])
     width = 40
     filled = min(width, round(width * used / budget)) if budget else 0

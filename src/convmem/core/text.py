@@ -156,7 +156,7 @@ _UNITS = (
 _NUMBER = re.compile(
     r"(?P<cur>[$€£¥])?(?<![\w.])(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)"
     r"(?:\s?(?P<mult>[kK](?![A-Za-z])|万|千|亿))?"
-    rf"(?:\s?(?P<unit>(?:{_UNITS}))(?![A-Za-z]))?",
+    rf"(?:\s?(?P<unit>(?:{_UNITS}))(?![A-Za-z]))?(?!-[A-Za-z])",
     re.IGNORECASE,
 )
 _CN_DIGITS = {

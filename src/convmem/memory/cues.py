@@ -100,7 +100,8 @@ GOAL: Final = re.compile(
     _I,
 )
 PROGRESS: Final = re.compile(
-    r"\b(?:is done|are done|finished|completed|shipped|merged|works now|fixed|done with)\b"
+    r"\b(?:is|are|was|were|now|just|have|has|'ve|been)\s+(?:done|finished|completed|shipped|"
+    r"merged|fixed|working|passing)\b|\bdone with\b|\bworks now\b|^(?:finished|done|fixed)\b"
     r"|完成了|做完了|已完成|搞定了|修好了",
     _I,
 )

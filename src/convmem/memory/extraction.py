@@ -41,7 +41,7 @@ EXTRACTOR = "rules-v1"
 ACTOR = "extractor"
 MAX_ITEM_CHARS = 400
 MAX_ATTEMPTS = 5
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\u3400-\u9fff])|(?<=[。！？；;])|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\u3400-\u9fff])|(?<=[。！？；])|\n+")
 
 
 @dataclass

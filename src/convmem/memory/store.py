@@ -223,7 +223,9 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin):
     def event_type_counts(self, session_id: str | None = None) -> dict[str, int]:
         """How many events of each type (in one session, or in all)."""
         if session_id is None:
-            rows = self.db.query("SELECT type, count(*) AS n FROM events GROUP BY type ORDER BY type")
+            rows = self.db.query(
+                "SELECT type, count(*) AS n FROM events GROUP BY type ORDER BY type"
+            )
         else:
             rows = self.db.query(
                 "SELECT type, count(*) AS n FROM events WHERE session_id = ? GROUP BY type"

@@ -1,0 +1,35 @@
+"""The README's main command: the shipped demo, through a real subprocess."""
+
+from __future__ import annotations
+
+from conftest import Cli
+
+
+def _block(out: str) -> str:
+    rule = "-" * 78
+    return out.split(rule)[1]
+
+
+def test_demo_shows_the_corrected_value_after_compaction(cli: Cli) -> None:
+    result = cli("demo")
+    assert result.code == 0, result
+    out = result.out
+    assert "After the compaction the user asks (seq 262)" in out
+    block = _block(out)
+    notice = block[block.index("## 记忆: 注意") :]
+    body = block[: block.index("## 记忆: 注意")]
+    assert "The p95 latency must stay under 200 ms at 1k rps." in body
+    assert "2000 tokens" in body
+    assert "The token budget for the summariser is 3000 tokens." in notice
+    assert "The token budget for the summariser is 3000 tokens." not in body
+    for poison in ("99999", "IGNORE PREVIOUS", "delete db/migrations", "2500"):
+        assert poison not in block
+    assert "compaction policy: auto (detected: compaction-basic)" in out
+    assert "budget [" in out and "omitted" in out
+
+
+def test_demo_is_deterministic_and_idempotent(cli: Cli) -> None:
+    first = _block(cli("demo").out)
+    second = cli("demo")
+    assert "297 events (0 new)" in second.out
+    assert _block(second.out) == first
