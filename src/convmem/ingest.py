@@ -73,9 +73,15 @@ def open_binary(path: Path) -> IO[bytes]:
     """Open a file for reading, transparently decompressing ``.zst``/``.zstd``."""
     raw = path.open("rb")
     if path.suffix in (".zst", ".zstd"):
+        import io
+
         import zstandard
 
-        return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
+        # DSH writes one frame per append: read across frames, buffered for readline()
+        reader = zstandard.ZstdDecompressor().stream_reader(
+            raw, read_across_frames=True, closefd=True
+        )
+        return io.BufferedReader(reader)
     return raw
 
 
