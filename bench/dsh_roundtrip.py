@@ -115,6 +115,11 @@ def run(events: int, steps: int) -> dict[str, Any]:
             trips.append((time.perf_counter() - t) * 1000)
             server.append(float(reply["ms"]))
             injected += bool(reply["text"])
+        floor: list[float] = []  # the transport alone: an op that does no work
+        for _ in range(steps):
+            t = time.perf_counter()
+            client.ask("pre_execute", session_id=session, tool="read", arguments={})
+            floor.append((time.perf_counter() - t) * 1000)
         client.close()
     return {
         "benchmark": "dsh pre-step round trip (plugin pipe -> convmem serve dsh -> reply)",
@@ -131,6 +136,10 @@ def run(events: int, steps: int) -> dict[str, Any]:
             "p90": round(percentile(trips, 0.90), 3),
             "p99": round(percentile(trips, 0.99), 3),
             "max": round(max(trips), 3),
+        },
+        "transport_floor_ms": {
+            "median": round(statistics.median(floor), 3),
+            "p99": round(percentile(floor, 0.99), 3),
         },
         "server_ms": {
             "median": round(statistics.median(server), 3),
@@ -150,7 +159,8 @@ def main() -> None:
     print(
         f"{result['events']} events, {result['steps']} pre-steps ({result['injected_steps']}"
         f" injected): round trip median {rt['median']} ms, p90 {rt['p90']} ms,"
-        f" p99 {rt['p99']} ms (server side median {result['server_ms']['median']} ms)"
+        f" p99 {rt['p99']} ms (server side median {result['server_ms']['median']} ms; pipe and"
+        f" JSON alone median {result['transport_floor_ms']['median']} ms)"
     )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "dsh-roundtrip.json").write_text(json.dumps(result, indent=2) + "\n", "utf-8")

@@ -197,7 +197,9 @@ class Retriever:
         standing = [
             i
             for i in self.store.items(session_id, ("active", "disputed"), STANDING_KINDS)
-            if i.evidence_type == "user_explicit" and i.id not in candidates
+            if i.evidence_type == "user_explicit"
+            and i.id not in candidates
+            and len(i.topic.split()) >= 2  # "Keep it up!" is no standing rule
         ]
         # the newest standing constraints and decisions, even when the query does not name them
         for item in standing[-self.standing_limit :] if self.standing_limit else []:

@@ -23,7 +23,8 @@ CORRECTION: Final = re.compile(
 
 CONSTRAINT: Final = re.compile(
     # imperative rules: "Never touch prod", "Always run the tests", "Don't use X"
-    r"^(?:please\s+)?(?:never|always|don't|do not|avoid|only use|make sure|ensure|keep|stay)\b"
+    r"^(?:please\s+)?(?:never|always|don't|do not|avoid|only use|make sure|ensure)\b"
+    r"(?! forget\b| worry\b| mind\b)"
     # modal rules with an agent or a thing as subject
     r"|\b(?:we|you|it|this|that|they|everything|every \w+|all \w+|the \w+|[a-z_]+s?)\s+"
     r"(?:must(?! have\b| be so\b| be really\b| be such\b| be a\b| be an\b| feel\b|'ve\b)"
@@ -45,7 +46,7 @@ LIMIT: Final = re.compile(
 )
 
 DECISION: Final = re.compile(
-    r"\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|decision(?: is)?:?|"
+    r"\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|the decision is|decision:|"
     r"we(?:'ll| will) go with|let's go with|lets go with|go with|let's use|we(?:'ll| will) use|"
     r"we chose|we picked|"
     r"settled on|we agreed|agreed on|final answer|we are going with|we're going with|"
