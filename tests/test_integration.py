@@ -29,7 +29,10 @@ def test_assemble_shows_resident_core_and_relevant_rules(tmp_path: Path) -> None
 
 def test_skills_through_the_cli(cli: Cli, tmp_path: Path) -> None:
     assert cli("skills", "ingest", str(SKILL)).code == 0
-    cli("ingest", str(write_events(tmp_path / "e.jsonl", [ev(1, "user/message", "Cut a release now.", "k")])))
+    cli(
+        "ingest",
+        str(write_events(tmp_path / "e.jsonl", [ev(1, "user/message", "Cut a release now.", "k")])),
+    )
     block = cli("assemble", "--session", "k", "--query", "release and tag it").out
     assert "## 记忆: 常驻技能" in block and "## 记忆: 相关规则" in block
     assert f"{SKILL}:" in block
@@ -53,7 +56,9 @@ def test_validation_logs_and_bounded_repair_reminders(tmp_path: Path) -> None:
         validation__checks=CHECKS,
         validation__max_repair_attempts=2,
     )
-    rt.on_events([Event("v", 1, "user/message", "The p95 latency must stay under 200 ms at 1k rps.")])
+    rt.on_events(
+        [Event("v", 1, "user/message", "The p95 latency must stay under 200 ms at 1k rps.")]
+    )
     reminders = []
     for n in range(4):
         seq = 2 + n * 2
@@ -80,7 +85,9 @@ def test_precondition_denies_writes_to_missing_paths(tmp_path: Path) -> None:
         tmp_path,
         validation__preconditions=({"must_exist": "src/**", "tools": ["Write", "Edit"]},),
     )
-    ok = rt.pre_execute("p", "Edit", {"file_path": str(project / "src" / "app.py"), "cwd": str(project)})
+    ok = rt.pre_execute(
+        "p", "Edit", {"file_path": str(project / "src" / "app.py"), "cwd": str(project)}
+    )
     assert ok.allowed
     denied = rt.pre_execute("p", "Edit", {"file_path": "src/missing.py", "cwd": str(project)})
     assert not denied.allowed and denied.reason and "src/missing.py" in denied.reason
@@ -104,7 +111,13 @@ def test_compaction_brings_visible_items_back(tmp_path: Path) -> None:
         [
             Event("c", 4, "compaction/start", "compacting"),
             Event("c", 5, "compaction/summary", "Summary: the user wants a load test." * 200),
-            Event("c", 6, "user/message", "Summary: the user wants a load test.", source_kind="compact-checkpoint"),
+            Event(
+                "c",
+                6,
+                "user/message",
+                "Summary: the user wants a load test.",
+                source_kind="compact-checkpoint",
+            ),
             Event("c", 7, "compaction/end", "done"),
             Event("c", 8, "user/message", "What latency target did we agree?"),
         ]
@@ -112,7 +125,9 @@ def test_compaction_brings_visible_items_back(tmp_path: Path) -> None:
     after = rt.assemble("c", None, query="What latency target did we agree?")
     assert "The p95 latency must stay under 200 ms at 1k rps." in after.text
     assert rt.store.archive_text("c", 5) is not None  # large summaries are archived
-    status = __import__("convmem.diagnostics", fromlist=["status"]).status(rt.store, rt.settings, "c")
+    status = __import__("convmem.diagnostics", fromlist=["status"]).status(
+        rt.store, rt.settings, "c"
+    )
     assert status["compatibility"]["detected"] == "compaction-basic"
     assert status["compatibility"]["compaction_events"]["compaction/start"] == 1
 
