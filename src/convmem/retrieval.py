@@ -36,14 +36,15 @@ if TYPE_CHECKING:
 
 SUPERSESSION_FACTOR = 0.4
 FTS_CAP = 10.0
-#: Share of a hit's score passed to the turn right after it (usually its answer).
+#: Share of a hit's score passed to the turn right after it (usually its answer) and
+#: to the turn right before it (usually what it answers).
 REPLY_PROPAGATION = 0.8
-EVENT_CANDIDATES = 200
+CONTEXT_PROPAGATION = 0.5
+NEIGHBOUR_HITS = 100
+EVENT_CANDIDATES = 400
 EXACT_EVIDENCE_BONUS = 0.5
 SOURCE_BONUS = 0.3
 STANDING_SOURCE_BONUS = 0.05
-#: How close (in seq) the next turn must be to count as the reply to a hit.
-ADJACENT = 1
 STANDING_KINDS = ("constraint", "decision")
 _SUFFIXES = (
     "ingly",
@@ -254,7 +255,7 @@ class Retriever:
     def rank_events(
         self, session_id: str, sig: QuerySignals, limit: int
     ) -> list[tuple[StoredEvent, float]]:
-        """Quotable events ranked by BM25 over the query terms; a hit lifts its reply."""
+        """Quotable events ranked by BM25 over the query terms; a hit lifts its neighbours."""
         types = self.evidence_types
         scores: dict[int, float] = {}
         events: dict[int, StoredEvent] = {}
@@ -270,16 +271,24 @@ class Retriever:
         if not scores:
             return []
         top = max(scores.values()) or 1.0
-        norm = {seq: s / top for seq, s in scores.items()}
-        # the turn after a hit is often the answer to it
-        hits = sorted(norm, key=lambda q: (-norm[q], q))[:50]
-        following = self.store.events_following(session_id, hits, types)
-        for seq, nxt in following.items():
-            if nxt.seq - seq <= ADJACENT and self.quotable(nxt):
-                lifted = REPLY_PROPAGATION * norm[seq]
-                if lifted > norm.get(nxt.seq, 0.0):
-                    norm[nxt.seq] = lifted
-                    events[nxt.seq] = nxt
+        base = {seq: s / top for seq, s in scores.items()}
+        norm = dict(base)
+        # a hit lifts the turns beside it: the one after often answers it, the one
+        # before often asked the question it answers
+        hits = sorted(base, key=lambda q: (-base[q], q))[:NEIGHBOUR_HITS]
+        near = {
+            e.seq: e
+            for e in self.store.events_by_seq(session_id, {h + d for h in hits for d in (-1, 1)})
+        }
+        for seq in hits:
+            for offset, share in ((1, REPLY_PROPAGATION), (-1, CONTEXT_PROPAGATION)):
+                neighbour = near.get(seq + offset)
+                if neighbour is None or not self.quotable(neighbour):
+                    continue
+                lifted = share * base[seq]
+                if lifted > norm.get(neighbour.seq, 0.0):
+                    norm[neighbour.seq] = lifted
+                    events[neighbour.seq] = neighbour
         newest = self.store.checkpoint(session_id).last_event_seq
         for seq in norm:
             if newest - seq <= RECENCY_WINDOW:

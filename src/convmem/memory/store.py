@@ -204,22 +204,6 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin):
         params.append(limit)
         return [StoredEvent.from_row(r) for r in self.db.query(sql, params)]
 
-    def events_following(
-        self, session_id: str, seqs: Sequence[int], types: Sequence[str] = ()
-    ) -> dict[int, StoredEvent]:
-        """For each seq, the next event of the session (of ``types``, if given)."""
-        out: dict[int, StoredEvent] = {}
-        type_sql = f" AND type IN ({','.join('?' * len(types))})" if types else ""
-        for seq in seqs:
-            row = self.db.one(
-                f"SELECT * FROM events WHERE session_id = ? AND seq > ?{type_sql}"
-                " ORDER BY seq LIMIT 1",
-                [session_id, seq, *types],
-            )
-            if row is not None:
-                out[seq] = StoredEvent.from_row(row)
-        return out
-
     def event_type_counts(self, session_id: str | None = None) -> dict[str, int]:
         """How many events of each type (in one session, or in all)."""
         if session_id is None:
