@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from convmem.capture import is_generated
 from convmem.core.constants import EVIDENCE_WEIGHT, KIND_WEIGHT, RECENCY_WINDOW
+from convmem.core.stopwords import QUERY_STOPWORDS
 from convmem.core.text import latin_words, normalize_text, numbers, paths, quoted_phrases, tokens
-from convmem.memory.cues import QUERY_STOPWORDS
 from convmem.memory.models import MemoryItem, StoredEvent
 
 if TYPE_CHECKING:

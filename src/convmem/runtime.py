@@ -49,6 +49,8 @@ class MemoryRuntime:
         self.settings = settings or load_settings()
         self.store = store
         self.capture = Capture(store, self.settings)
+        #: Skip extraction and validation after capture (they catch up next time).
+        self.defer_derived = False
 
     @classmethod
     def open(cls, settings: Settings | None = None) -> MemoryRuntime:
@@ -83,15 +85,26 @@ class MemoryRuntime:
         return result
 
     def after_capture(self, session_id: str) -> None:
-        """Extraction from the cursor, then validation of new assistant output."""
+        """Extraction from the cursor, then validation of new assistant output.
+
+        With :attr:`defer_derived` set (a hook that must answer fast), both wait for
+        the next capture; their cursors make the catch-up exact.
+        """
+        if self.defer_derived:
+            return
         from convmem.memory.extraction import Extractor
 
         Extractor(self.store, self.settings).run(session_id)
-        from convmem.validation import Validator
+        if self.settings["validation.enabled"]:
+            from convmem.validation import Validator
 
-        # also when validation is off: it then only moves the cursor, so turning it on
-        # later checks new output rather than the whole history
-        Validator(self.store, self.settings).validate_new(session_id)
+            Validator(self.store, self.settings).validate_new(session_id)
+        else:
+            # the cursor still moves, so turning validation on later checks new output
+            # rather than the whole history
+            newest = self.store.checkpoint(session_id).last_event_seq
+            with self.store.transaction():
+                self.store.advance_checkpoint(session_id, "last_validate_seq", newest)
 
     def next_seq(self, session_id: str) -> int:
         """The sequence number after the last captured event of the session."""

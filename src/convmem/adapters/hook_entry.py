@@ -113,8 +113,11 @@ def run_claude_code(
         _log_error(exc, payload, settings, home)
         return 0
     if answer is not None:
-        stdout.write(json.dumps(answer, ensure_ascii=True) + "\n")
-        stdout.flush()
+        try:
+            stdout.write(json.dumps(answer, ensure_ascii=True) + "\n")
+            stdout.flush()
+        except OSError as exc:  # the host stopped listening (a hook timeout)
+            _log_error(exc, payload, settings, home)
     return 0
 
 
@@ -175,6 +178,9 @@ def _user_prompt(runtime: MemoryRuntime, session_id: str, payload: Payload) -> O
     from convmem.adapters.claude_code import capture_transcript, is_slash_command
 
     prompt = _str(payload, "prompt")
+    # answer fast: the prompt is visible to the model anyway, so extracting it (and
+    # validating the last reply) can wait for the Stop hook's capture
+    runtime.defer_derived = True
     parser = capture_transcript(
         runtime,
         session_id,

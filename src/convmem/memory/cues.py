@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from convmem.core.stopwords import CUE_WORDS, QUERY_STOPWORDS
+
 _I = re.IGNORECASE
 
 #: Markers that a sentence corrects something said earlier.
@@ -130,29 +132,5 @@ CONDITION: Final = re.compile(
     _I,
 )
 
-#: Function words that carry no meaning of their own in a query (English).
-QUERY_STOPWORDS: Final = frozenset(
-    """
-    a about above after again against all am an and any are aren't as at be because been
-    before being below between both but by can can't cannot could couldn't did didn't do does
-    doesn't doing don't down during each few for from further had hadn't has hasn't have
-    haven't having he he'd he'll he's her here here's hers herself him himself his how how's i
-    i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my
-    myself no nor not of off on once only or other ought our ours ourselves out over own same
-    shan't she she'd she'll she's should shouldn't so some such than that that's the their
-    theirs them themselves then there there's these they they'd they'll they're they've this
-    those through to too under until up very was wasn't we we'd we'll we're we've were weren't
-    what what's when when's where where's which while who who's whom why why's with won't
-    would wouldn't you you'd you'll you're you've your yours yourself yourselves also just
-    really ever
-    """.split()
-)
-
 #: Words that carry no topic (function words plus cue words and fillers), English.
-STOPWORDS: Final = QUERY_STOPWORDS | frozenset(
-    """
-    actually make please okay ok yes yeah hey hi hello thanks thank instead must never always
-    decided prefer will use using used let go going need needs want like one get got still now
-    well sure right think know see say said tell told much many lot lots thing things
-    """.split()
-)
+STOPWORDS: Final = QUERY_STOPWORDS | CUE_WORDS
