@@ -32,6 +32,17 @@ if TYPE_CHECKING:
     from convmem.memory.store import MemoryStore
 
 MAX_SESSION_ID_CHARS = 200
+#: Longest metadata field (time, role, source, tool name, call id) accepted.
+MAX_FIELD_CHARS = 1000
+_STRING_FIELDS = ("time", "role", "source_kind", "source_form", "tool_name", "call_id")
+
+
+def _encodable(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +82,20 @@ class Event:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise EventFormatError(f"field {name!r} must be a whole number or null")
-        for name in ("time", "role", "source_kind", "source_form", "tool_name", "call_id"):
+            if value is not None and abs(value) > 2**62:  # SQLite integers are 64-bit
+                raise EventFormatError(f"field {name!r} is too large")
+        for name in _STRING_FIELDS:
             value = getattr(self, name)
             if value is not None and not isinstance(value, str):
                 raise EventFormatError(f"field {name!r} must be a string or null")
+            if value is not None and len(value) > MAX_FIELD_CHARS:
+                raise EventFormatError(f"field {name!r} is longer than {MAX_FIELD_CHARS}")
+        # Text is repaired on the way in (U+FFFD); identifiers are refused, so that two
+        # different ids never become one, and SQLite is never handed unencodable text.
+        for name in ("session_id", *_STRING_FIELDS):
+            value = getattr(self, name)
+            if value is not None and not _encodable(value):
+                raise EventFormatError(f"field {name!r} is not valid Unicode (a lone surrogate)")
 
     @property
     def effective_role(self) -> str:
@@ -124,9 +145,12 @@ class Capture:
 
     def prepare(self, event: Event, now: str) -> tuple[tuple[Any, ...], tuple[Any, ...] | None]:
         """The ``events`` row (and ``archive`` row, if any) for one event."""
-        text = normalize_text(
-            scrub(event.text, private=self.drop_private, secrets=self.redact) if event.text else ""
-        )
+        # Scrub the normalized text: a control character inside a secret or a private
+        # tag would hide it from the patterns, then vanish in normalization.
+        text = normalize_text(event.text) if event.text else ""
+        scrubbed = scrub(text, private=self.drop_private, secrets=self.redact)
+        if scrubbed != text:
+            text = normalize_text(scrubbed)
         truncated = len(text) > self.max_chars
         stored = text[: self.max_chars] if truncated else text
         archive_row = None
@@ -182,7 +206,7 @@ class Capture:
             result.truncated += row[14]
         with self.store.transaction():
             for session_id, (rows, archives) in by_session.items():
-                inserted = self.store.insert_events(rows)
+                inserted = self._insert(session_id, rows)
                 result.inserted += inserted
                 result.duplicates += len(rows) - inserted
                 if inserted:
@@ -192,3 +216,20 @@ class Capture:
                         session_id, "last_event_seq", max(r[1] for r in rows)
                     )
         return result
+
+    def _insert(self, session_id: str, rows: list[tuple[Any, ...]]) -> int:
+        """Insert one session's rows; the new ones behind the extraction cursor are queued.
+
+        Extraction reads forward from ``last_extract_seq``, so an event that arrives
+        after the cursor passed its seq (a backfill, an out-of-order file, a second
+        writer) would never be read; it goes to ``pending_extraction`` instead.
+        """
+        cursor = self.store.checkpoint(session_id).last_extract_seq
+        late = [r for r in rows if r[1] <= cursor]
+        ahead = [r for r in rows if r[1] > cursor]
+        inserted = self.store.insert_events(ahead) if ahead else 0
+        for row in late:
+            if self.store.insert_events([row]):
+                inserted += 1
+                self.store.add_pending(session_id, row[1], "captured after extraction passed it")
+        return inserted

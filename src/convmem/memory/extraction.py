@@ -192,14 +192,20 @@ class Extractor:
         for event in events:
             report.events += 1
             try:
+                # the items of an event and the cursor past it commit together, so a
+                # process killed mid-run never extracts an event twice
                 with self.store.transaction():
                     self.extract_event(event, report)
                     if retry:
                         self.store.clear_pending(session_id, event.seq)
+                    else:
+                        self.store.advance_checkpoint(session_id, "last_extract_seq", event.seq)
             except Exception as exc:  # one bad message must not stop the others
                 report.failed += 1
                 with self.store.transaction():
                     self.store.add_pending(session_id, event.seq, f"{type(exc).__name__}: {exc}")
+                    if not retry:
+                        self.store.advance_checkpoint(session_id, "last_extract_seq", event.seq)
 
     # --- one event ---------------------------------------------------------------------------
 
@@ -227,8 +233,11 @@ class Extractor:
     ) -> None:
         session_id = event.session_id
         content_hash = dedupe_key(f"{cand.kind}\n{cand.content}")
-        existing = self.store.active_item_by_hash(session_id, content_hash)
         ref = f"seq:{event.seq}"
+        same = self.store.items_with_hash(session_id, content_hash)
+        if any(ref in i.source_refs for i in same):
+            return  # this sentence of this event was extracted before (a replay)
+        existing = next((i for i in same if i.status == "active"), None)
         if existing is not None:
             if ref not in existing.source_refs:
                 refs = sorted({*existing.source_refs, ref}, key=_ref_key)

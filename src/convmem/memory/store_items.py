@@ -97,6 +97,14 @@ class ItemStoreMixin:
         )
         return None if row is None else MemoryItem.from_row(row)
 
+    def items_with_hash(self, session_id: str, content_hash: str) -> list[MemoryItem]:
+        """Every item of the session with this content hash, whatever its status."""
+        rows = self.db.query(
+            "SELECT * FROM memory_items WHERE session_id = ? AND content_hash = ? ORDER BY id",
+            (session_id, content_hash),
+        )
+        return [MemoryItem.from_row(r) for r in rows]
+
     def items_by_topic(
         self, session_id: str, topic: str, statuses: Sequence[str] = ("active", "disputed")
     ) -> list[MemoryItem]:
@@ -225,7 +233,7 @@ class ItemStoreMixin:
         self.db.execute(
             "INSERT INTO pending_extraction (session_id, seq, attempts, last_error, updated_at)"
             " VALUES (?, ?, 1, ?, ?) ON CONFLICT(session_id, seq) DO UPDATE SET"
-            " attempts = attempts + 1, last_error = excluded.last_error,"
+            " attempts = pending_extraction.attempts + 1, last_error = excluded.last_error,"
             " updated_at = excluded.updated_at",
             (session_id, seq, error[:2000], self.now()),
         )
