@@ -298,8 +298,9 @@ class Assembler:
         max_ev = int(self.settings["assembly.max_evidence"])
         hits = self.retriever.retrieve_evidence(session_id, retrieval.signals, shown, max_ev)
         quoted = 0
-        replaced = self._superseded_only_sources(session_id)
-        stale = self._superseded_sentences(session_id)
+        superseded = self.store.items(session_id, ("superseded",))
+        replaced = self._superseded_only_sources(superseded)
+        stale = self._superseded_sentences(superseded)
         said = {collapse_spaces(s.item.content): s.item.id for s in shown}
         for hit in hits:
             ident = f"seq:{hit.event.seq}"
@@ -346,17 +347,18 @@ class Assembler:
         result.items = [line_id for line_id in self._ids(b)]
         result.omitted = b.omitted
 
-    def _superseded_only_sources(self, session_id: str) -> dict[int, str]:
+    def _superseded_only_sources(self, superseded: Sequence[MemoryItem]) -> dict[int, str]:
         """Events whose every item was superseded: quoting them would revive old values."""
-        live: set[int] = set()
         dead: dict[int, str] = {}
-        for item in self.store.items(session_id, ("active", "disputed", "superseded")):
+        for item in superseded:
             for seq in item.source_seqs:
-                if item.status == "superseded":
-                    dead.setdefault(seq, item.id)
-                else:
-                    live.add(seq)
-        return {seq: ident for seq, ident in dead.items() if seq not in live}
+                dead.setdefault(seq, item.id)
+        if not dead:
+            return {}
+        session_id = superseded[0].session_id
+        live = self.store.items(session_id, ("active", "disputed"), from_seqs=list(dead))
+        alive = {seq for item in live for seq in item.source_seqs}
+        return {seq: ident for seq, ident in dead.items() if seq not in alive}
 
     def _notice_only(self, b: _Budget) -> bool:
         """Notices worth a block on their own: a repair reminder or missing evidence."""
@@ -455,10 +457,12 @@ class Assembler:
             line += f" ({'; '.join(notes)})"
         return f"{line} {refs}".rstrip()
 
-    def _superseded_sentences(self, session_id: str) -> dict[int, list[tuple[str, str]]]:
+    def _superseded_sentences(
+        self, superseded: Sequence[MemoryItem]
+    ) -> dict[int, list[tuple[str, str]]]:
         """Per source event, the (sentence, item id) pairs whose value was superseded."""
         out: dict[int, list[tuple[str, str]]] = {}
-        for item in self.store.items(session_id, ("superseded",)):
+        for item in superseded:
             for seq in item.source_seqs:
                 out.setdefault(seq, []).append((item.content, item.id))
         return out

@@ -27,7 +27,15 @@ from typing import TYPE_CHECKING, Any
 from convmem.capture import is_generated
 from convmem.core.constants import EVIDENCE_WEIGHT, KIND_WEIGHT, RECENCY_WINDOW
 from convmem.core.stopwords import QUERY_STOPWORDS
-from convmem.core.text import latin_words, normalize_text, numbers, paths, quoted_phrases, tokens
+from convmem.core.text import (
+    cjk_runs,
+    latin_words,
+    normalize_text,
+    numbers,
+    paths,
+    quoted_phrases,
+    tokens,
+)
 from convmem.memory.models import MemoryItem, StoredEvent
 
 if TYPE_CHECKING:
@@ -43,6 +51,10 @@ CONTEXT_PROPAGATION = 0.5
 NEIGHBOUR_HITS = 100
 EVENT_CANDIDATES = 400
 EXACT_EVIDENCE_BONUS = 0.5
+MIN_EXACT_CHARS = 3
+#: Recent events searched for terms below trigram size, and the weight of each hit.
+SHORT_TERM_WINDOW = 2000
+SHORT_TERM_WEIGHT = 0.5
 SOURCE_BONUS = 0.3
 STANDING_SOURCE_BONUS = 0.05
 STANDING_KINDS = ("constraint", "decision")
@@ -104,11 +116,13 @@ def query_signals(text: str, max_tokens: int = 160) -> QuerySignals:
             continue
         s = stem(word)
         (terms if len(s) >= 3 else short).setdefault(s, None)
-    for tok in toks:
-        if len(tok) == 2 and not tok.isascii():
-            short.setdefault(tok, None)  # CJK bigram: below trigram size
-        elif len(tok) == 1 and not tok.isascii():
-            short.setdefault(tok, None)
+    for run in cjk_runs(text):
+        # every 3-character window is a trigram the index can serve; Chinese words are
+        # mostly two characters, so bigrams go to the (bounded) substring scan too
+        for i in range(len(run) - 2):
+            terms.setdefault(run[i : i + 3], None)
+        for i in range(max(1, len(run) - 1)):
+            short.setdefault(run[i : i + 2], None)
     nums = tuple(dict.fromkeys(n.raw for n in numbers(text)))
     found_paths = tuple(paths(text))
     quotes = tuple(quoted_phrases(text))
@@ -195,14 +209,21 @@ class Retriever:
                 candidates.setdefault(item.id, item)
                 fts.setdefault(item.id, 0.0)
                 fts[item.id] += 1.0
+        # the newest standing constraints and decisions, even when the query does not name them
+        recent = (
+            self.store.items(
+                session_id, ("active", "disputed"), STANDING_KINDS, newest=self.standing_limit * 4
+            )
+            if self.standing_limit
+            else []
+        )
         standing = [
             i
-            for i in self.store.items(session_id, ("active", "disputed"), STANDING_KINDS)
+            for i in recent
             if i.evidence_type == "user_explicit"
             and i.id not in candidates
             and len(i.topic.split()) >= 2  # "Keep it up!" is no standing rule
         ]
-        # the newest standing constraints and decisions, even when the query does not name them
         for item in standing[-self.standing_limit :] if self.standing_limit else []:
             candidates[item.id] = item
         newest = self.store.checkpoint(session_id).last_event_seq
@@ -263,10 +284,13 @@ class Retriever:
             if self.quotable(event):
                 scores[event.seq] = abs(rank)
                 events[event.seq] = event
-        for needle in sig.short_terms[:8]:
-            for event in self.store.events_containing(session_id, needle, 50, types):
+        # terms too short for the trigram index: one bounded scan of recent events
+        if sig.short_terms:
+            for event, hits in self.store.recent_events_with(
+                session_id, sig.short_terms[:12], types, SHORT_TERM_WINDOW
+            ):
                 if self.quotable(event):
-                    scores[event.seq] = scores.get(event.seq, 0.0) + 0.5
+                    scores[event.seq] = scores.get(event.seq, 0.0) + SHORT_TERM_WEIGHT * hits
                     events[event.seq] = event
         if not scores:
             return []
@@ -324,6 +348,8 @@ class Retriever:
         for event, score in self.rank_events(session_id, sig, max(limit, 50)):
             add(event, score, "ranked match")
         for term in (*sig.quotes, *sig.paths, *sig.numbers)[:12]:
+            if len(term) < MIN_EXACT_CHARS:
+                continue  # "5" matches everything; only distinctive terms count as exact
             for event in self.store.events_containing(session_id, term, 5):
                 add(event, EXACT_EVIDENCE_BONUS, f"exact match {term!r}")
         sources: dict[int, list[ScoredItem]] = {}

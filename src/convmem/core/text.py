@@ -121,6 +121,11 @@ def latin_words(text: str) -> list[str]:
     return out
 
 
+def cjk_runs(text: str) -> list[str]:
+    """Maximal runs of CJK characters, in order."""
+    return _CJK_RUN.findall(text)
+
+
 def cjk_bigrams(text: str) -> list[str]:
     """Overlapping CJK bigrams; a lone CJK character stands for itself."""
     out: list[str] = []

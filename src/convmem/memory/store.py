@@ -204,6 +204,29 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin):
         params.append(limit)
         return [StoredEvent.from_row(r) for r in self.db.query(sql, params)]
 
+    def recent_events_with(
+        self, session_id: str, needles: Sequence[str], types: Sequence[str], window: int
+    ) -> list[tuple[StoredEvent, int]]:
+        """Among the newest ``window`` events (of ``types``), those containing any needle,
+        with how many needles each contains. One bounded scan, for terms too short
+        for the trigram index."""
+        needles = [n for n in needles if n]
+        if not needles:
+            return []
+        type_sql = f" AND type IN ({','.join('?' * len(types))})" if types else ""
+        cond = " OR ".join("text LIKE ? ESCAPE '\\'" for _ in needles)
+        rows = self.db.query(
+            f"SELECT * FROM (SELECT * FROM events WHERE session_id = ?{type_sql}"
+            f" ORDER BY seq DESC LIMIT ?) WHERE {cond} ORDER BY seq",
+            [session_id, *types, window, *(like_pattern(n) for n in needles)],
+        )
+        out = []
+        for r in rows:
+            event = StoredEvent.from_row(r)
+            low = event.text.casefold()
+            out.append((event, sum(1 for n in needles if n.casefold() in low)))
+        return out
+
     def event_type_counts(self, session_id: str | None = None) -> dict[str, int]:
         """How many events of each type (in one session, or in all)."""
         if session_id is None:

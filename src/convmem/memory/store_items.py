@@ -76,8 +76,16 @@ class ItemStoreMixin:
         return [MemoryItem.from_row(r) for r in rows]
 
     def items(
-        self, session_id: str, statuses: Sequence[str] = ("active",), kinds: Sequence[str] = ()
+        self,
+        session_id: str,
+        statuses: Sequence[str] = ("active",),
+        kinds: Sequence[str] = (),
+        *,
+        newest: int | None = None,
+        from_seqs: Sequence[int] | None = None,
     ) -> list[MemoryItem]:
+        """Items in derivation order; ``newest`` keeps only the N most recent ones,
+        ``from_seqs`` only those derived from these events."""
         sql = "SELECT * FROM memory_items WHERE session_id = ?"
         params: list[Any] = [session_id]
         if statuses:
@@ -86,6 +94,14 @@ class ItemStoreMixin:
         if kinds:
             sql += f" AND kind IN ({','.join('?' * len(kinds))})"
             params += list(kinds)
+        if from_seqs is not None:
+            seqs = sorted(set(from_seqs))
+            sql += f" AND derived_from_seq IN ({','.join('?' * len(seqs))})"
+            params += seqs
+        if newest is not None:
+            inner = sql + " ORDER BY derived_from_seq DESC, id DESC LIMIT ?"
+            rows = self.db.query(inner, [*params, newest])
+            return [MemoryItem.from_row(r) for r in reversed(rows)]
         sql += " ORDER BY derived_from_seq, id"
         return [MemoryItem.from_row(r) for r in self.db.query(sql, params)]
 
