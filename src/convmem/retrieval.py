@@ -286,11 +286,11 @@ class Retriever:
                 events[event.seq] = event
         # terms too short for the trigram index: one bounded scan of recent events
         if sig.short_terms:
-            for event, hits in self.store.recent_events_with(
+            for event, count in self.store.recent_events_with(
                 session_id, sig.short_terms[:12], types, SHORT_TERM_WINDOW
             ):
                 if self.quotable(event):
-                    scores[event.seq] = scores.get(event.seq, 0.0) + SHORT_TERM_WEIGHT * hits
+                    scores[event.seq] = scores.get(event.seq, 0.0) + SHORT_TERM_WEIGHT * count
                     events[event.seq] = event
         if not scores:
             return []
@@ -403,6 +403,44 @@ class Retriever:
             "linked": [x.as_dict() for x in self.store.items_by_id(linked)],
             "score": scored.as_dict() | {"query": sig.text},
         }
+
+
+def search(
+    store: MemoryStore, settings: Settings, query: str, session: str | None = None, limit: int = 10
+) -> dict[str, Any]:
+    """Items and raw evidence matching ``query`` in one session or all of them, best first.
+
+    The data behind ``convmem search --json`` and the MCP ``search`` tool.
+    """
+    retriever = Retriever(store, settings)
+    sessions = [session] if session else [s["session_id"] for s in store.sessions()]
+    items: list[dict[str, Any]] = []
+    evidence: list[dict[str, Any]] = []
+    for sid in sessions:
+        found = retriever.retrieve(sid, query, limit)
+        items += [
+            {
+                "session_id": sid,
+                **s.as_dict(),
+                "kind": s.item.kind,
+                "status": s.item.status,
+                "content": s.item.content,
+            }
+            for s in found.items
+        ]
+        evidence += [
+            {
+                "session_id": sid,
+                "seq": event.seq,
+                "type": event.type,
+                "score": round(score, 4),
+                "text": event.text,
+            }
+            for event, score in retriever.rank_events(sid, found.signals, limit)
+        ]
+    items.sort(key=lambda r: (-r["score"], r["session_id"], r["id"]))
+    evidence.sort(key=lambda r: (-r["score"], r["session_id"], r["seq"]))
+    return {"query": query, "items": items[:limit], "evidence": evidence[:limit]}
 
 
 def insufficient(query: str, locale: str = "zh") -> str:

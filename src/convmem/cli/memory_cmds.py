@@ -55,40 +55,12 @@ def assemble(
 @click.pass_obj
 def search(obj: Any, query: str, session: str | None, limit: int, as_json: bool) -> None:
     """Search memory items and raw user evidence (any text is safe to type)."""
-    from convmem.retrieval import Retriever
+    from convmem.retrieval import search as run_search
 
-    store = obj.runtime.store
-    retriever = Retriever(store, obj.settings)
-    sessions = [session] if session else [s["session_id"] for s in store.sessions()]
-    items: list[dict[str, Any]] = []
-    evidence: list[dict[str, Any]] = []
-    for sid in sessions:
-        found = retriever.retrieve(sid, query, limit)
-        for s in found.items:
-            items.append(
-                {
-                    "session_id": sid,
-                    **s.as_dict(),
-                    "kind": s.item.kind,
-                    "status": s.item.status,
-                    "content": s.item.content,
-                }
-            )
-        for event, score in retriever.rank_events(sid, found.signals, limit):
-            evidence.append(
-                {
-                    "session_id": sid,
-                    "seq": event.seq,
-                    "type": event.type,
-                    "score": round(score, 4),
-                    "text": event.text,
-                }
-            )
-    items.sort(key=lambda r: (-r["score"], r["session_id"], r["id"]))
-    evidence.sort(key=lambda r: (-r["score"], r["session_id"], r["seq"]))
-    items, evidence = items[:limit], evidence[:limit]
+    data = run_search(obj.runtime.store, obj.settings, query, session, limit)
+    items, evidence = data["items"], data["evidence"]
     if as_json:
-        echo_json({"query": query, "items": items, "evidence": evidence})
+        echo_json(data)
         return
     if not items and not evidence:
         click.echo("no matches")
