@@ -146,3 +146,21 @@ def test_status_reports_everything(cli: Cli, tmp_path: Path) -> None:
     assert comp["not_observable"]
     human = cli("status").out
     assert "compaction policy: auto" in human and "latest assembly" in human
+
+
+def test_a_failed_compaction_does_not_move_the_boundary(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, assembly__locale="en")
+    rt.on_events(
+        [
+            Event("f", 1, "user/message", "The p95 latency must stay under 200 ms at 1k rps."),
+            Event("f", 2, "compaction/start", "compacting"),
+            Event("f", 3, "compaction/summary", "Summary: a latency target was set."),
+            Event("f", 4, "compaction/end", "done"),
+            Event("f", 5, "user/message", "We must never deploy on Fridays."),
+            Event("f", 6, "compaction/start", "compacting again"),
+            Event("f", 7, "compaction/end", "error: summary is not smaller than the input"),
+        ]
+    )
+    text = rt.assemble("f", None, query="latency and deploy days").text
+    assert "under 200 ms" in text  # compacted away: comes back
+    assert "deploy on Fridays" not in text.split("## Memory: notices")[0]  # still visible

@@ -392,18 +392,30 @@ class Assembler:
             return in_messages
         if policy == "none":
             return lambda seqs: False
-        compactions = self.store.events(
-            session_id, types=list(COMPACTION_EVENT_TYPES), newest_first=True, limit=1
-        )
-        if not compactions:
+        boundary = self._compaction_boundary(session_id)
+        if boundary is None:
             return lambda seqs: bool(seqs)  # nothing compacted yet: the host still shows it all
-        boundary = compactions[0].seq
-        starts = self.store.events(
-            session_id, types=["compaction/start"], newest_first=True, limit=1
-        )
-        if starts:
-            boundary = starts[0].seq
         return lambda seqs: bool(seqs) and all(s > boundary for s in seqs)
+
+    def _compaction_boundary(self, session_id: str) -> int | None:
+        """The start of the latest compaction that produced a summary.
+
+        A host may retry and fail right after a good compaction; a failed attempt
+        (no summary) hides nothing, so it must not move the boundary.
+        """
+        summaries = self.store.events(
+            session_id, types=["compaction/summary"], newest_first=True, limit=1
+        )
+        if not summaries:
+            starts = self.store.events(
+                session_id, types=list(COMPACTION_EVENT_TYPES), newest_first=True, limit=1
+            )
+            return starts[0].seq if starts else None
+        summary = summaries[0].seq
+        start = self.store.events(
+            session_id, until=summary, types=["compaction/start"], newest_first=True, limit=1
+        )
+        return start[0].seq if start else summary
 
     # --- sections -------------------------------------------------------------------------------
 

@@ -69,9 +69,12 @@ class MemoryRuntime:
     # --- session and events ------------------------------------------------------------
 
     def session_start(self, session_id: str, source: str = "startup", **meta: Any) -> None:
-        """Record the session (cwd, project, origin, host_version) and re-arm."""
+        """Record the session (cwd, project, origin, host_version) and re-arm.
+
+        ``source`` says why (startup, resume, compact); metadata not given is kept.
+        """
         with self.store.transaction():
-            self.store.touch_session(session_id, origin=meta.pop("origin", source), **meta)
+            self.store.touch_session(session_id, **meta)
 
     def on_event(self, event: Event) -> CaptureResult:
         return self.on_events([event])
