@@ -249,19 +249,7 @@ def test_read_complete_lines_leaves_an_unfinished_tail(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- ingest (CLI)
-ZSTD_INGEST_BUG = (
-    "ingest.open_binary returns zstandard's stream_reader, which has no readline() and"
-    " stops after the first frame; DSH writes many frames. Fix in ingest.py:"
-    " io.BufferedReader(ZstdDecompressor().stream_reader(raw, read_across_frames=True,"
-    " closefd=True))"
-)
-
-
-@pytest.mark.parametrize(
-    "compressed",
-    [False, pytest.param(True, marks=pytest.mark.xfail(strict=True, reason=ZSTD_INGEST_BUG))],
-    ids=["plain", "zstd"],
-)
+@pytest.mark.parametrize("compressed", [False, True], ids=["plain", "zstd"])
 def test_ingest_a_session_log(cli: Cli, home: Path, tmp_path: Path, compressed: bool) -> None:
     if compressed:
         path = write_zstd(tmp_path / "session.v4.jsonl.zstd", log_lines())

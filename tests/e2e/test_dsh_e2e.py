@@ -246,6 +246,7 @@ def test_sdk_memory_survives_compaction_and_preconditions_deny(
 
     # At most one insertion per turn (insertions are durable; they must not pile up).
     assert all(t["insertions"] <= 1 for t in turns), [t["insertions"] for t in turns]
+    assert turns[6]["insertions"] == 1  # the re-injection after the compaction
 
     # The write broke the precondition: denied, and the model saw why.
     [denied] = turns[7]["tool_results"]

@@ -14,18 +14,24 @@ Operations (every reply has ``id`` and ``ok``; a failed one has ``error``):
 ``session_start``  ``session_id, source, cwd?`` → record the session, catch up from its log
 ``event``          ``session_id, event`` (one raw DSH event ``{type, seq, time, data}``)
 ``events``         ``events: [{session_id, event}, ...]`` (a batch, in host order)
+                   → ``inserted``, ``recovered`` (from the log), ``skipped`` (unreadable)
 ``pre_step``       ``session_id, turn, step, query?`` → ``text`` (the memory block or null)
 ``pre_execute``    ``session_id, tool, arguments`` → ``allowed``, ``reason``
 ``command``        ``session_id, args`` (the text after ``/memory``) → ``kind``, ``text``
 ``catch_up``       ``session_id`` → ``inserted`` (re-read the session log now)
 
-The server never dies on a bad request: it answers ``ok: false`` and logs the problem
-to ``<data dir>/convmem.log``. Raw DSH events are mapped here, in Python, so the plugin
-stays a thin forwarder. Events the plugin could not deliver (the process was down, the
-queue overflowed) are recovered from the session log itself: on ``session_start``, on
-the first event of a session this process has not seen, and whenever the live stream
-skips a sequence number, the log is re-read from a stored cursor. Capture is idempotent
-on ``(session_id, seq)``, so overlapping reads change nothing.
+The server never dies on a bad request: it answers ``ok: false``; unexpected failures
+and unreadable events are also written to ``<data dir>/convmem.log``. Raw DSH events
+are mapped here, in Python, so the plugin stays a thin forwarder. Events the plugin
+could not deliver (the process was down, the queue overflowed) are recovered from the
+session log itself: on ``session_start``, on the first event of a session this process
+has not seen, and whenever the live stream skips a sequence number, the log is re-read
+from a stored cursor. Capture is idempotent on ``(session_id, seq)``, so overlapping
+reads change nothing.
+
+``command`` serves ``/memory`` in the DSH TUI and web clients only: DSH 0.2.1 runs a
+registered command solely through its remote method ``commands/execute``; headless runs
+and the SDK send "/memory …" to the model as an ordinary prompt.
 """
 
 from __future__ import annotations
@@ -199,17 +205,14 @@ class SessionLogParser:
             "call_id": call_id,
         }
 
-    def _compaction(self, etype: str) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
-        def parse(data: Mapping[str, Any]) -> dict[str, Any]:
-            if etype == "compaction/summary":
-                text = content_text(data.get("summary"))
-            elif isinstance(data.get("error"), str):
-                text = f"compaction failed: {data['error']}"
-            else:
-                text = ""
-            return {"type": etype, "role": "system", "text": text}
-
-        return parse
+    def _compaction(self, etype: str, data: Mapping[str, Any]) -> dict[str, Any]:
+        if etype == "compaction/summary":
+            text = content_text(data.get("summary"))
+        elif isinstance(data.get("error"), str):
+            text = f"compaction failed: {data['error']}"  # nothing was shadowed
+        else:
+            text = ""
+        return {"type": etype, "role": "system", "text": text}
 
     def _command_run(self, data: Mapping[str, Any]) -> dict[str, Any]:
         name = _str_or_none(data.get("name")) or "command"
@@ -253,7 +256,7 @@ def _compaction_handler(
     etype: str,
 ) -> Callable[[SessionLogParser, Mapping[str, Any]], dict[str, Any]]:
     def handle(parser: SessionLogParser, data: Mapping[str, Any]) -> dict[str, Any]:
-        return parser._compaction(etype)(data)
+        return parser._compaction(etype, data)
 
     return handle
 

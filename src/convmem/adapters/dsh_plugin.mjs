@@ -23,6 +23,15 @@
 // the Python side also re-reads the session log, so nothing is lost for good.
 // The child and its pipes are unref()'d so `dsh headless` can exit after a turn.
 //
+// `/memory` cannot run headless in DSH 0.2.1. A registered command executes only through
+// the remote method `commands/execute(agentId, line, attachments)`, which the TUI and web
+// clients call. `dsh --profile P "task"` (headless) puts the task into the agent's inbox as
+// an ordinary user message, so "/memory status" reaches the model as plain text, and the
+// SDK runtime answers only initialize, session/prompt, session/resume, session/wait,
+// session/working-directory/get|set and shutdown (anything else: "unknown DeepSeek Harness
+// SDK runtime method"). Headless users run the same reports with `convmem status`,
+// `convmem explain`, `convmem inspect ID` and `convmem search WORDS`.
+//
 // Never JSON.stringify a payload, agent or exec object: they hold cordis context
 // proxies that throw on property access ("cannot get property ... without inject").
 // Only plain fields (ids, numbers, message content, tool arguments) are copied.
@@ -219,7 +228,7 @@ class Bridge {
     }
     this.failures = 0;
     this.timeouts = 0;
-    if (reply && reply.pre_execute === false) this.preExecute = false;
+    if (typeof reply?.pre_execute === 'boolean') this.preExecute = reply.pre_execute; // hello
     const durable = this.unacked.get(reply?.id);
     if (durable) {
       this.unacked.delete(reply.id);
@@ -424,9 +433,8 @@ export function apply(ctx, config) {
     return next();
   });
 
-  // `/memory ...` runs where DSH executes commands: the TUI and web clients, which call
-  // the remote method commands/execute. Headless runs and the SDK never reach it: they
-  // send a line starting with "/" to the model as plain text (see the module docs).
+  // `/memory ...` runs where DSH executes commands (TUI and web clients); headless runs
+  // and the SDK cannot invoke it (see the top of this file).
   let commands = null;
   try {
     commands = ctx.commands ?? null;
