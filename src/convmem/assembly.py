@@ -298,7 +298,8 @@ class Assembler:
         max_ev = int(self.settings["assembly.max_evidence"])
         hits = self.retriever.retrieve_evidence(session_id, retrieval.signals, shown, max_ev)
         quoted = 0
-        superseded = self.store.items(session_id, ("superseded",))
+        hit_seqs = [h.event.seq for h in hits]
+        superseded = self.store.items(session_id, ("superseded",), from_seqs=hit_seqs)
         replaced = self._superseded_only_sources(superseded)
         stale = self._superseded_sentences(superseded)
         said = {collapse_spaces(s.item.content): s.item.id for s in shown}
@@ -511,9 +512,11 @@ class Assembler:
                     old=clip(old.content, 160), refs=refs, new=old.superseded_by
                 )
                 b.add("notice", heading, f"- [mem {old.id}] {text}", f"notice:{old.id}")
-        disputed = [i.id for i in self.store.items(session_id, ("disputed",))]
+        disputed = self.store.count_items(session_id, "disputed")
         if disputed:
-            line = w["dispute_count"].format(n=len(disputed), ids=", ".join(disputed[:6]))
+            newest = self.store.items(session_id, ("disputed",), newest=6)
+            ids = ", ".join(i.id for i in newest)
+            line = w["dispute_count"].format(n=disputed, ids=ids)
             b.add("notice", heading, f"- {line}", "notice:disputed")
         if self.settings["validation.enabled"]:
             from convmem.validation import Validator

@@ -49,11 +49,12 @@ FTS_CAP = 10.0
 REPLY_PROPAGATION = 0.8
 CONTEXT_PROPAGATION = 0.5
 NEIGHBOUR_HITS = 100
-EVENT_CANDIDATES = 400
+EVENT_CANDIDATES = 200
+ITEM_CANDIDATES = 100
 EXACT_EVIDENCE_BONUS = 0.5
 MIN_EXACT_CHARS = 3
 #: Recent events searched for terms below trigram size, and the weight of each hit.
-SHORT_TERM_WINDOW = 2000
+SHORT_TERM_WINDOW = 1000
 SHORT_TERM_WEIGHT = 0.5
 SOURCE_BONUS = 0.3
 STANDING_SOURCE_BONUS = 0.05
@@ -201,11 +202,15 @@ class Retriever:
         fts: dict[str, float] = {}
         candidates: dict[str, MemoryItem] = {}
         if sig.terms:
-            for item, rank in self.store.search_items(session_id, sig.terms, 400, statuses):
+            for item, rank in self.store.search_items(
+                session_id, sig.terms, ITEM_CANDIDATES, statuses
+            ):
                 candidates[item.id] = item
                 fts[item.id] = abs(rank)
         if sig.short_terms:
-            for item in self.store.like_items(session_id, sig.short_terms, 400, statuses):
+            for item in self.store.like_items(
+                session_id, sig.short_terms, ITEM_CANDIDATES, statuses
+            ):
                 candidates.setdefault(item.id, item)
                 fts.setdefault(item.id, 0.0)
                 fts[item.id] += 1.0
@@ -284,8 +289,9 @@ class Retriever:
             if self.quotable(event):
                 scores[event.seq] = abs(rank)
                 events[event.seq] = event
-        # terms too short for the trigram index: one bounded scan of recent events
-        if sig.short_terms:
+        # terms too short for the trigram index (Chinese words are mostly two
+        # characters): one bounded scan of recent events
+        if sig.short_terms and (not scores or any(not t.isascii() for t in sig.short_terms)):
             for event, count in self.store.recent_events_with(
                 session_id, sig.short_terms[:12], types, SHORT_TERM_WINDOW
             ):

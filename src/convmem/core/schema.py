@@ -289,4 +289,16 @@ def v3_host_cursors(db: _Executor) -> None:
     )
 
 
+@migration
+def v4_item_order_indexes(db: _Executor) -> None:
+    """Indexes for the per-step item lookups: newest by status, and by source event."""
+    db.execute_script(
+        """
+        CREATE INDEX memory_items_status_seq ON memory_items(session_id, status, derived_from_seq);
+        CREATE INDEX memory_items_seq ON memory_items(session_id, derived_from_seq);
+        DROP INDEX memory_items_session_status;
+        """
+    )
+
+
 SCHEMA_VERSION = len(MIGRATIONS)

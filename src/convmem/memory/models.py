@@ -77,6 +77,11 @@ class MemoryItem:
 
     @classmethod
     def from_row(cls, row: Any) -> MemoryItem:
+        # one decode for the five JSON columns: this runs for every candidate item
+        conditions, scope, nums, refs, supersedes = json.loads(
+            f"[{row['conditions_json']},{row['scope_json']},{row['numbers_json']},"
+            f"{row['source_refs_json']},{row['supersedes_json']}]"
+        )
         return cls(
             id=row["id"],
             session_id=row["session_id"],
@@ -85,11 +90,11 @@ class MemoryItem:
             evidence_type=row["evidence_type"],
             status=row["status"],
             topic=row["topic"],
-            conditions=tuple(json.loads(row["conditions_json"])),
-            scope=tuple(json.loads(row["scope_json"])),
-            numbers=tuple(json.loads(row["numbers_json"])),
-            source_refs=tuple(json.loads(row["source_refs_json"])),
-            supersedes=tuple(json.loads(row["supersedes_json"])),
+            conditions=tuple(conditions),
+            scope=tuple(scope),
+            numbers=tuple(nums),
+            source_refs=tuple(refs),
+            supersedes=tuple(supersedes),
             superseded_by=row["superseded_by"],
             content_hash=row["content_hash"],
             extractor=row["extractor"],

@@ -189,9 +189,11 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin):
     ) -> list[StoredEvent]:
         """Events whose text contains ``needle`` (case-insensitive for ASCII), oldest first."""
         if len(needle) >= 3:
+            # the sub-select makes SQLite run the full-text query once, first; a join
+            # lets the planner walk events in seq order and probe the index per row
             sql = (
-                "SELECT e.* FROM events_fts JOIN events e ON e.rowid = events_fts.rowid"
-                " WHERE events_fts MATCH ? AND e.session_id = ?"
+                "SELECT e.* FROM events e WHERE e.rowid IN"
+                " (SELECT rowid FROM events_fts WHERE events_fts MATCH ?) AND e.session_id = ?"
             )
             params: list[Any] = [fts_phrase(needle), session_id]
         else:
@@ -217,7 +219,7 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin):
         cond = " OR ".join("text LIKE ? ESCAPE '\\'" for _ in needles)
         rows = self.db.query(
             f"SELECT * FROM (SELECT * FROM events WHERE session_id = ?{type_sql}"
-            f" ORDER BY seq DESC LIMIT ?) WHERE {cond} ORDER BY seq",
+            f" ORDER BY seq DESC LIMIT ?) AS recent WHERE {cond} ORDER BY seq",
             [session_id, *types, window, *(like_pattern(n) for n in needles)],
         )
         out = []

@@ -105,6 +105,14 @@ class ItemStoreMixin:
         sql += " ORDER BY derived_from_seq, id"
         return [MemoryItem.from_row(r) for r in self.db.query(sql, params)]
 
+    def count_items(self, session_id: str, status: str) -> int:
+        return int(
+            self.db.scalar(
+                "SELECT count(*) FROM memory_items WHERE session_id = ? AND status = ?",
+                (session_id, status),
+            )
+        )
+
     def active_item_by_hash(self, session_id: str, content_hash: str) -> MemoryItem | None:
         row = self.db.one(
             "SELECT * FROM memory_items WHERE session_id = ? AND content_hash = ?"
