@@ -7,6 +7,7 @@ written to the error log and reported in one sentence, never as a traceback.
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -54,7 +55,9 @@ def _log_internal_error(ctx: AppContext | None) -> str:
         folder = ctx.settings.data_dir if ctx is not None else Path.home()
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         log = folder / "convmem.log"
-        with log.open("a", encoding="utf-8") as fh:
+        # 0600 like the database: a traceback can quote what the user wrote
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as fh:
             fh.write(traceback.format_exc() + "\n")
         return str(log)
     except Exception:
@@ -109,18 +112,23 @@ def hook() -> None:
     """Entry points that hosts call on their events (one JSON payload on stdin)."""
 
 
+#: Modules that add commands, each through a ``register(main)`` function.
+COMMAND_MODULES = (
+    "data_cmds",
+    "memory_cmds",
+    "skills_cmds",
+    "claude_cmds",
+    "dsh_cmds",
+    "mcp_cmds",
+    "migrate_cmds",
+)
+
+
 def _register() -> None:
-    from convmem.cli import data_cmds
+    import importlib
 
-    data_cmds.register(main)
-    from convmem.cli import memory_cmds
-
-    memory_cmds.register(main)
-    from convmem.cli import skills_cmds
-
-    skills_cmds.register(main)
-    __import__("convmem.cli.dsh_cmds", fromlist=["register"]).register(main)
-    __import__("convmem.cli.claude_cmds", fromlist=["register"]).register(main)
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"convmem.cli.{name}").register(main)
 
 
 _register()
