@@ -297,7 +297,8 @@ def _mix_user(rng: random.Random, p: _Project) -> str:
                 f"我们决定把{p.zh_topic(rng)}{rng.choice(_MIX_ZH_VERBS)}{p.zh_topic(rng)}，"
                 f"下{rng.choice(_MIX_DAYS)}上线。",
                 f"把 {p.ident(rng)} 的 timeout 改成 {_number(rng)} ms，然后重跑 {p.file(rng)}。",
-                f"{p.zh_topic(rng)}为什么又失败了？看一下 {p.file(rng)} 第 {rng.randint(1, 400)} 行。",
+                f"{p.zh_topic(rng)}为什么又失败了？"
+                f"看一下 {p.file(rng)} 第 {rng.randint(1, 400)} 行。",
             )
         )
     if roll < 0.50:
@@ -324,8 +325,7 @@ def _mix_user(rng: random.Random, p: _Project) -> str:
     if roll < 0.84:
         return rng.choice(
             (
-                f"Why does {p.ident(rng)} fail when {p.topic(rng)} has "
-                f"{_number(rng)} items?",
+                f"Why does {p.ident(rng)} fail when {p.topic(rng)} has {_number(rng)} items?",
                 f"Should we split {p.topic(rng)} into {rng.randint(2, 6)} services?",
                 f"What did we agree about the {rng.choice(_MIX_METRICS)[0]} of {p.topic(rng)}?",
                 f"Remind me what we decided about {p.topic(rng)}.",
@@ -363,8 +363,7 @@ def _mix_assistant(rng: random.Random, p: _Project) -> str:
                 (
                     f"I suggest a retry with {rng.randint(2, 6)} attempts in {p.ident(rng)}.",
                     _metric_now(rng, p),
-                    f"I moved {p.ident(rng)} into {p.file(rng)} and kept the old name "
-                    "as an alias.",
+                    f"I moved {p.ident(rng)} into {p.file(rng)} and kept the old name as an alias.",
                     f"我建议{p.zh_topic(rng)}增加 {rng.randint(2, 9)} 个副本。",
                     f"Next I will check whether {p.topic(rng)} still calls {p.ident(rng)}.",
                 )
@@ -388,7 +387,8 @@ def _mix_tool(rng: random.Random, p: _Project, tool: str) -> tuple[str, str]:
                 f"FAILED {f}::test_{p.ident(rng)} - {rng.choice(_MIX_ERRORS)}\n"
                 for _ in range(fails)
             )
-            result = f"{body}{_number(rng)} passed, {fails} failed in {rng.randint(1, 90)}.{rng.randint(0, 99):02d}s"
+            passed, secs, cents = _number(rng), rng.randint(1, 90), rng.randint(0, 99)
+            result = f"{body}{passed} passed, {fails} failed in {secs}.{cents:02d}s"
         else:
             result = "\n".join(
                 f"{rng.randint(1, 400):>5} {p.file(rng)}" for _ in range(rng.randint(1, 8))

@@ -7,26 +7,127 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import pg_server
+from convmem.memory.store import MemoryStore, utc_now
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
-def pytest_report_header() -> str:
-    return f"sqlite {sqlite3.sqlite_version}"
+def pytest_report_header() -> list[str]:
+    if os.environ.get(pg_server.ENV_URL):
+        pg = "postgresql: the server at CONVMEM_TEST_PG_URL"
+    else:
+        found = pg_server.find_bin_dir()
+        pg = (
+            f"postgresql: {found} (a throwaway server starts on first use)"
+            if found
+            else "postgresql: NO SERVER BINARIES FOUND - every [postgresql] test will be SKIPPED"
+        )
+    return [f"sqlite {sqlite3.sqlite_version}", pg]
+
+
+# --- storage backends --------------------------------------------------------------------
+
+#: Test modules whose tests run once per storage backend, as ``test[sqlite]`` and
+#: ``test[postgresql]``. A test that is about SQLite itself is marked ``sqlite_only``.
+#: In ``test_validation`` only the tests that use its ``store`` fixture do (the others
+#: check text and never touch storage).
+BACKEND_MODULES = frozenset(
+    {
+        "test_assembly",
+        "test_capture",
+        "test_cli_data",
+        "test_cli_memory",
+        "test_extraction",
+        "test_retrieval",
+        "test_skills",
+        "test_validation",
+    }
+)
+_BACKENDS: list[pg_server.SqliteBackend] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sqlite_only: run only on the SQLite backend")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    module = metafunc.module.__name__
+    if (
+        "backend" in metafunc.fixturenames
+        and module in BACKEND_MODULES
+        and (module != "test_validation" or "store" in metafunc.fixturenames)
+        and not metafunc.definition.get_closest_marker("sqlite_only")
+    ):
+        metafunc.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
+
+
+@pytest.fixture(scope="session")
+def pg_pool() -> Iterator[pg_server.SchemaPool]:
+    """One PostgreSQL server for the whole run, started on first use."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        server = None
+    else:
+        server = pg_server.start_server()
+    if server is None:
+        reason = (
+            "PostgreSQL server binaries (initdb, pg_ctl) were not found on PATH,"
+            " in /usr/lib/postgresql/*/bin or /usr/local/bin, or psycopg is missing:"
+            " apt-get install -y postgresql postgresql-contrib"
+        )
+        if os.environ.get("CONVMEM_REQUIRE_PG") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    pool = pg_server.SchemaPool(server)
+    try:
+        yield pool
+    finally:
+        pool.close()
+        server.stop()
+
+
+@pytest.fixture(autouse=True)
+def backend(request: pytest.FixtureRequest) -> Iterator[pg_server.SqliteBackend]:
+    """The storage backend under test (SQLite unless parametrized); closes its stores."""
+    if getattr(request, "param", "sqlite") == "postgresql":
+        chosen: pg_server.SqliteBackend = pg_server.PgBackend(request.getfixturevalue("pg_pool"))
+    else:
+        chosen = pg_server.SqliteBackend()
+    _BACKENDS.append(chosen)
+    try:
+        yield chosen
+    finally:
+        _BACKENDS.remove(chosen)
+        chosen.close()
+
+
+def new_store(path: str | Path = ":memory:", clock: Callable[[], str] = utc_now) -> MemoryStore:
+    """A fresh store on the backend under test: ``path`` for SQLite, a new schema for PG."""
+    return _BACKENDS[-1].store(str(path), clock)
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh data dir, set through CONVMEM_HOME for in-process and child calls."""
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: pg_server.SqliteBackend) -> Path:
+    """A fresh data dir, set through CONVMEM_HOME for in-process and child calls.
+
+    On PostgreSQL, CONVMEM_STORE names a fresh schema, so commands use that instead.
+    """
     path = tmp_path / "home"
     monkeypatch.setenv("CONVMEM_HOME", str(path))
-    monkeypatch.delenv("CONVMEM_STORE", raising=False)
+    url = backend.url()
+    if url:
+        monkeypatch.setenv("CONVMEM_STORE", url)
+    else:
+        monkeypatch.delenv("CONVMEM_STORE", raising=False)
     return path
 
 

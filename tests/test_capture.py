@@ -8,11 +8,12 @@ from convmem.capture import Capture, Event
 from convmem.config import load_settings
 from convmem.errors import EventFormatError
 from convmem.memory.store import MemoryStore
+from pipeline import new_store
 
 
 @pytest.fixture
 def store() -> MemoryStore:
-    return MemoryStore.open(":memory:")
+    return new_store()
 
 
 def capture(store: MemoryStore, **overrides: object) -> Capture:
@@ -75,7 +76,7 @@ def test_secrets_and_private_spans_never_reach_the_store(store: MemoryStore) -> 
     assert "AKIA" not in stored and "sk-ant" not in stored and "home address" not in stored
     assert "[redacted:aws-access-key]" in stored and "[redacted:api-key]" in stored
     assert "Bearer [redacted:bearer-token]" in stored
-    off = MemoryStore.open(":memory:")
+    off = new_store()
     capture(off, capture__redact_secrets=False).capture(Event("s", 1, "user/message", text))
     assert "AKIAABCDEFGHIJKLMNOP" in off.events("s")[0].text
 

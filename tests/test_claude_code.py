@@ -647,3 +647,14 @@ def test_hook_skips_its_own_slash_command(home: Path, tmp_path: Path) -> None:
         assert log is not None and log["query"] == BUDGET  # explain shows the real prompt
         texts = [t for _, _, _, t in stored(rt, REAL_SID)]
     assert "/convmem:convmem explain" not in texts  # the transcript records the command
+
+
+def test_ingest_detects_transcripts(cli: Cli) -> None:
+    first = cli("ingest", "--json", str(REAL), str(EDGE))
+    assert first.code == 0, first
+    report = first.json()
+    assert report["sessions"] == sorted([REAL_SID, EDGE.stem])
+    assert report["inserted"] == len(parse_all(REAL)) + len(parse_all(EDGE))
+    assert report["problems"] == []
+    again = cli("ingest", "--json", str(REAL), str(EDGE)).json()
+    assert again["inserted"] == 0 and again["duplicates"] == report["inserted"]

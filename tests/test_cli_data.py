@@ -6,6 +6,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
 from conftest import Cli, ev, write_events
 
 
@@ -114,6 +116,7 @@ def test_bad_settings_file_is_one_sentence(cli: Cli, tmp_path: Path) -> None:
     assert result.code != 0 and "unknown setting 'retrieval.limt'" in result.err
 
 
+@pytest.mark.sqlite_only  # a damaged SQLite file
 def test_corrupt_database_is_one_sentence(cli: Cli, home: Path) -> None:
     home.mkdir(parents=True)
     (home / "memory.sqlite").write_bytes(b"garbage" * 1000)

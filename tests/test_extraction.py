@@ -6,7 +6,7 @@ import pytest
 
 from convmem.capture import Event
 from convmem.memory.extraction import classify, split_sentences
-from pipeline import runtime
+from pipeline import allow_item_inserts, fail_item_inserts, runtime
 
 
 @pytest.mark.parametrize(
@@ -161,17 +161,14 @@ def test_failed_extraction_is_queued_and_retried(tmp_path: Path) -> None:
     rt = runtime(tmp_path)
     rt.capture.capture_many([Event("p", 1, "user/message", "We must keep the API stable.")])
     # make item inserts fail once: a trigger that raises, the way a full disk would
-    rt.store.db.execute(
-        "CREATE TRIGGER fail_items BEFORE INSERT ON memory_items BEGIN"
-        " SELECT RAISE(ABORT, 'disk I/O error'); END"
-    )
+    fail_item_inserts(rt.store)
     from convmem.memory.extraction import Extractor
 
     report = Extractor(rt.store).run("p")
     assert report.failed == 1
     assert rt.store.pending("p")[0]["seq"] == 1
     assert rt.store.count_events("p") == 1  # the raw event is never touched
-    rt.store.db.execute("DROP TRIGGER fail_items")
+    allow_item_inserts(rt.store)
     retry = Extractor(rt.store).run("p")
     assert retry.created == 1 and rt.store.pending("p") == []
 

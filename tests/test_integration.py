@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import FIXTURES, Cli, ev, write_events
-from pipeline import runtime
-
 from convmem.capture import Event
 from convmem.skills import SkillManager
+from pipeline import runtime
 
 SKILL = FIXTURES / "skills" / "release" / "SKILL.md"
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FIXTURES, Cli
+from conftest import FIXTURES, Cli, new_store
 from convmem.config import Settings, load_settings
 from convmem.errors import ConfigError, NotFoundError
 from convmem.memory.store import MemoryStore
@@ -26,7 +26,7 @@ RELEASE = SKILLS / "release" / "SKILL.md"
 
 
 def _manager(settings: Settings | None = None, store: MemoryStore | None = None) -> SkillManager:
-    return SkillManager(store or MemoryStore.open(":memory:"), settings or load_settings(env={}))
+    return SkillManager(store or new_store(), settings or load_settings(env={}))
 
 
 def _write(folder: Path, text: str, name: str = "SKILL.md") -> Path:
@@ -248,7 +248,7 @@ def test_no_frontmatter_takes_the_folder_name(tmp_path: Path) -> None:
 
 
 def test_versioning_keeps_ids_and_deactivates_vanished_rules(tmp_path: Path) -> None:
-    store = MemoryStore.open(str(tmp_path / "m.sqlite"))
+    store = new_store(tmp_path / "m.sqlite")
     manager = _manager(store=store)
     path = tmp_path / "skills" / "release" / "SKILL.md"
     path.parent.mkdir(parents=True)
@@ -489,7 +489,7 @@ def test_a_clearly_matching_skill_contributes_its_rules() -> None:
 
 def test_select_rules_is_deterministic_across_stores(tmp_path: Path) -> None:
     query = "release notes: push the tag, update the changelog, python version 目前 发布"
-    a, b = _manager(), _manager(store=MemoryStore.open(str(tmp_path / "b.sqlite")))
+    a, b = _manager(), _manager(store=new_store(tmp_path / "b.sqlite"))
     a.ingest_paths([SKILLS])
     b.ingest_paths([SKILLS / "zh-writing", RELEASE])
     first = [r.id for r in a.select_rules(query, 8)]

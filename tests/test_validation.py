@@ -20,6 +20,7 @@ from convmem.validation import (
     Validator,
     Violation,
 )
+from pipeline import new_store
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "validation"
 SCRIPT = str(FIXTURES / "checks.py")
@@ -33,7 +34,7 @@ def make_settings(*checks: dict[str, Any], **values: Any) -> Settings:
 
 @pytest.fixture
 def store() -> Iterator[MemoryStore]:
-    s = MemoryStore.open(":memory:")
+    s = new_store()
     yield s
     s.close()
 
@@ -369,7 +370,7 @@ def test_validate_new_noop_still_advances(store: MemoryStore, settings_kw: dict[
 
 
 def test_validate_new_never_raises(store: MemoryStore) -> None:
-    class BrokenStore(MemoryStore):
+    class BrokenStore(type(store)):  # type: ignore[misc]
         def events(self, *args: Any, **kwargs: Any) -> list[StoredEvent]:
             raise OSError("disk on fire")
 

@@ -12,6 +12,7 @@ Which rows count as the user's words is decided here too
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -104,7 +105,7 @@ class Event:
 
 def is_generated(source_kind: str | None, text: str = "") -> bool:
     """Text a program produced: another plugin's context, or convmem's own block."""
-    return source_kind in GENERATED_SOURCE_KINDS or text.lstrip().startswith(BLOCK_MARKER)
+    return source_kind in GENERATED_SOURCE_KINDS or is_convmem_block(text)
 
 
 def is_user_evidence(event_type: str, source_kind: str | None, text: str) -> bool:
@@ -112,8 +113,23 @@ def is_user_evidence(event_type: str, source_kind: str | None, text: str) -> boo
     return (
         event_type == "user/message"
         and source_kind in USER_SOURCE_KINDS
-        and not text.lstrip().startswith(BLOCK_MARKER)
+        and not is_convmem_block(text)
     )
+
+
+def is_convmem_block(text: str) -> bool:
+    """convmem's own block coming back, even with its source lost.
+
+    It opens with :data:`BLOCK_MARKER`; whitespace and invisible format characters
+    (a byte-order mark, zero-width spaces) that a host or a copy may put before it
+    do not hide it.
+    """
+    start = 0
+    while start < len(text) and (
+        text[start].isspace() or unicodedata.category(text[start]) == "Cf"
+    ):
+        start += 1
+    return text.startswith(BLOCK_MARKER, start)
 
 
 @dataclass

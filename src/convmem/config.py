@@ -12,16 +12,16 @@ starts a new process on every prompt and loads settings each time.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from convmem.core.constants import COMPACTION_POLICIES, MAX_EVENT_TEXT_CHARS
+from convmem.core.paths import ENV_HOME as ENV_HOME
+from convmem.core.paths import platform_data_dir
 from convmem.errors import ConfigError
 
-ENV_HOME = "CONVMEM_HOME"
 ENV_STORE = "CONVMEM_STORE"
 CONFIG_FILE_NAME = "config.toml"
 DB_FILE_NAME = "memory.sqlite"
@@ -151,14 +151,7 @@ class Settings:
 
 def default_data_dir() -> Path:
     """The platform's usual place for an application's data."""
-    home = Path.home()
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
-        return Path(base) / "convmem"
-    if sys.platform == "darwin":
-        return home / "Library" / "Application Support" / "convmem"
-    base = os.environ.get("XDG_DATA_HOME") or str(home / ".local" / "share")
-    return Path(base) / "convmem"
+    return Path(platform_data_dir())
 
 
 def _type_name(value: Any) -> str:

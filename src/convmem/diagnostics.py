@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from convmem.core.constants import COMPACTION_EVENT_TYPES
 from convmem.core.db import sqlite_info
 from convmem.core.schema import SCHEMA_VERSION
+from convmem.errors import StoreError
 
 if TYPE_CHECKING:
     from convmem.config import Settings
@@ -50,7 +51,25 @@ def compatibility_report(
 def status(
     store: MemoryStore, settings: Settings, session_id: str | None = None, check: bool = False
 ) -> dict[str, Any]:
-    """The data behind ``convmem status``."""
+    """The data behind ``convmem status``.
+
+    With ``check``, a store too damaged to count still gets its integrity report,
+    beside the ``error`` that stopped the counting: that is when the check matters.
+    """
+    try:
+        report = _overview(store, settings, session_id)
+    except StoreError as exc:
+        if not check:
+            raise
+        location = str(settings["store"] or settings.db_path)
+        report = {"store": {"backend": store.backend, "location": location}, "error": str(exc)}
+    if check:
+        problems = store.integrity_check()
+        report["integrity"] = {"ok": not problems, "problems": problems}
+    return report
+
+
+def _overview(store: MemoryStore, settings: Settings, session_id: str | None) -> dict[str, Any]:
     info = sqlite_info() if store.backend == "sqlite" else {}
     report: dict[str, Any] = {
         "store": {
@@ -115,7 +134,4 @@ def status(
         | {"violations": len(validation["violations"])}
     )
     report["compatibility"] = compatibility_report(store, settings, session_id)
-    if check:
-        problems = store.integrity_check()
-        report["integrity"] = {"ok": not problems, "problems": problems}
     return report

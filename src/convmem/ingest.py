@@ -206,8 +206,15 @@ def ingest_file(
                     continue
                 try:
                     events = parse(line_no, decode_json_line(raw))
+                    # Checked here, not in the sink: one bad event must cost its line,
+                    # not the batch of good lines it would be written with.
+                    for event in events:
+                        event.validate()
                 except EventFormatError as exc:
                     report.problems.append(LineProblem(str(path), line_no, str(exc)))
+                    continue
+                except RecursionError:
+                    report.problems.append(LineProblem(str(path), line_no, "nested too deeply"))
                     continue
                 if not events:
                     report.ignored += 1

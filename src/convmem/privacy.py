@@ -19,14 +19,16 @@ _SECRETS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "private-key",
         re.compile(
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"  # PGP's end in " BLOCK"
+            r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
             re.DOTALL,
         ),
     ),
     ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
     (
         "aws-secret-key",
-        re.compile(r"(?i)(aws_secret_access_key\s*[=:]\s*)['\"]?[A-Za-z0-9/+=]{40}['\"]?"),
+        # also as a quoted JSON key: "aws_secret_access_key": "…"
+        re.compile(r"(?i)(aws_secret_access_key['\"]?\s*[=:]\s*)['\"]?[A-Za-z0-9/+=]{40}['\"]?"),
     ),
     ("api-key", re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}")),
     ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),

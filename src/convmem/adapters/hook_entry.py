@@ -17,26 +17,38 @@ SessionEnd
 It must never get in the person's way: any internal error exits 0 with no
 output, and is written (one line, then the traceback) to ``convmem.log`` in the
 data dir. It runs on every prompt, so imports are lazy and click is not loaded.
+
+Most of such a process's time would go to importing convmem, so by default the call
+is handed to the data folder's resident hook process (:mod:`convmem.adapters.
+hook_daemon`, which runs :func:`run_claude_code` for it), and a call it did not take
+is handled here, as before. ``CONVMEM_HOOK_DAEMON=0``: always here.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from collections.abc import Callable, Mapping
-from typing import IO, TYPE_CHECKING, Any
 
+# Nothing else at import time: this module is on the path of every hook call, and
+# when the resident process answers, a handful of milliseconds of imports is a large
+# share of the whole call. ``typing`` itself
+# imports ``re``, hence the plain constant that type checkers also understand.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import IO, Any
+
     from convmem.config import Settings
     from convmem.runtime import MemoryRuntime
+
+    Payload = Mapping[str, Any]
+    Output = dict[str, Any] | None
 
 HOSTS = ("claude-code",)
 USAGE = "usage: convmem hook claude-code [--home DIR] [--config FILE]  (one JSON payload on stdin)"
 MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
-
-Payload = Mapping[str, Any]
-Output = dict[str, Any] | None
+#: ``0`` turns the resident hook process off: every call is handled in its own process.
+ENV_DAEMON = "CONVMEM_HOOK_DAEMON"
 
 
 class _UsageError(Exception):
@@ -80,6 +92,10 @@ def run_hook(args: list[str]) -> int:
     except _UsageError as exc:
         print(f"convmem hook claude-code: {exc}\n{USAGE}", file=sys.stderr)
         return 1
+    if os.environ.get(ENV_DAEMON) != "0" and sys.stdin is not None and not sys.stdin.isatty():
+        from convmem.adapters.hook_daemon import run_client
+
+        return run_client(args, opts["home"], opts["config"])
     return run_claude_code(home=opts["home"], config=opts["config"])
 
 
@@ -90,6 +106,8 @@ def run_claude_code(
     stdout: IO[str] | None = None,
 ) -> int:
     """Read one payload, handle it, print the answer (if any). Always returns 0."""
+    import json
+
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     if stdin.isatty():
@@ -215,6 +233,8 @@ def _visible_after_compaction(runtime: MemoryRuntime, session_id: str) -> list[s
 
 
 def _pre_tool(runtime: MemoryRuntime, session_id: str, payload: Payload) -> Output:
+    from collections.abc import Mapping
+
     tool_input = payload.get("tool_input")
     tool_input = dict(tool_input) if isinstance(tool_input, Mapping) else {}
     cwd = _str(payload, "cwd")
@@ -264,10 +284,9 @@ def _log_error(
         if settings is not None:
             log = settings.data_dir / str(settings["diagnostics.log_file"])
         else:
-            from convmem.config import ENV_HOME, default_data_dir
+            from convmem.core.paths import home_dir
 
-            folder = home or os.environ.get(ENV_HOME)
-            log = (Path(folder) if folder else default_data_dir()) / "convmem.log"
+            log = Path(home_dir(home)) / "convmem.log"
         event = payload.get("hook_event_name") if isinstance(payload, dict) else None
         line = (
             f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} hook claude-code"

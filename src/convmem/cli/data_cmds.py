@@ -74,6 +74,11 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
     if as_json:
         echo_json(data)
         return
+    if "error" in data:  # too damaged to count; the integrity check says what is wrong
+        click.echo(f"store: {data['store']['backend']} {data['store']['location']}")
+        click.echo(f"error: {data['error']}")
+        _echo_integrity(data["integrity"])
+        sys.exit(1)
     st = data["store"]
     click.echo(
         f"store: {st['backend']} {st['location']} (schema v{st['schema_version']}"
@@ -117,12 +122,15 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
     comp = data["compatibility"]
     click.echo(f"compaction policy: {comp['policy']} (detected: {comp['detected']})")
     if "integrity" in data:
-        integ = data["integrity"]
-        click.echo("integrity: ok" if integ["ok"] else "integrity: PROBLEMS FOUND")
-        for problem in integ["problems"]:
-            click.echo(f"  {problem}")
-        if not integ["ok"]:
+        _echo_integrity(data["integrity"])
+        if not data["integrity"]["ok"]:
             sys.exit(1)
+
+
+def _echo_integrity(integ: dict[str, Any]) -> None:
+    click.echo("integrity: ok" if integ["ok"] else "integrity: PROBLEMS FOUND")
+    for problem in integ["problems"]:
+        click.echo(f"  {problem}")
 
 
 @click.command()

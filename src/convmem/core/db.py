@@ -39,12 +39,25 @@ def _explain(exc: sqlite3.Error, path: str) -> StoreError:
     if "disk is full" in low or "database or disk is full" in low:
         return StoreError(f"no space left for the database {path}; free some disk space")
     if "unable to open" in low:
+        folder = os.path.dirname(path) or "."
+        if os.path.isdir(folder) and not os.access(folder, os.W_OK):
+            # WAL mode needs its -wal and -shm files beside the database, even to read
+            return StoreError(f"the database {path} is in a read-only folder; make it writable")
         return StoreError(f"cannot open the database {path}; check that its folder exists")
     if "locked" in low or "busy" in low:
         return StoreBusyError(
             f"the database {path} stayed locked by another process; try again shortly"
         )
     return StoreError(f"database error on {path}: {msg}")
+
+
+def _unbindable(exc: UnicodeEncodeError | OverflowError, path: str) -> StoreError:
+    what = (
+        "a text value is not valid Unicode (it holds a lone surrogate)"
+        if isinstance(exc, UnicodeEncodeError)
+        else "a number is too large for SQLite's 64-bit integers"
+    )
+    return StoreError(f"cannot use that value with the database {path}: {what}")
 
 
 class MemoryDatabase:
@@ -77,12 +90,16 @@ class MemoryDatabase:
             return self.conn.execute(sql, params)
         except sqlite3.Error as exc:
             raise _explain(exc, self.path) from exc
+        except (UnicodeEncodeError, OverflowError) as exc:  # a parameter SQLite cannot take
+            raise _unbindable(exc, self.path) from exc
 
     def executemany(self, sql: str, rows: Iterable[Params]) -> sqlite3.Cursor:
         try:
             return self.conn.executemany(sql, rows)
         except sqlite3.Error as exc:
             raise _explain(exc, self.path) from exc
+        except (UnicodeEncodeError, OverflowError) as exc:
+            raise _unbindable(exc, self.path) from exc
 
     def query(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         return self.execute(sql, params).fetchall()
@@ -125,17 +142,32 @@ class MemoryDatabase:
             yield
         except BaseException:
             self._depth -= 1
+            self._undo()
+            raise
+        self._depth -= 1
+        try:
+            self.execute("COMMIT" if self._depth == 0 else f"RELEASE sp{self._depth}")
+        except StoreError:
+            self._undo()
+            raise
+
+    def _undo(self) -> None:
+        """Roll back the current level, if SQLite has not already done so.
+
+        After some errors (a full disk, an I/O error) SQLite rolls the whole
+        transaction back by itself; a second ROLLBACK would then fail and hide the
+        error that matters.
+        """
+        if not self.conn.in_transaction:
+            return
+        try:
             if self._depth == 0:
                 self.conn.execute("ROLLBACK")
             else:
                 self.conn.execute(f"ROLLBACK TO sp{self._depth}")
                 self.conn.execute(f"RELEASE sp{self._depth}")
-            raise
-        self._depth -= 1
-        if self._depth == 0:
-            self.execute("COMMIT")
-        else:
-            self.execute(f"RELEASE sp{self._depth}")
+        except sqlite3.Error:
+            pass  # the original error is the one to report
 
     def _begin(self) -> None:
         # BEGIN IMMEDIATE takes the write lock up front, so two writers never deadlock
@@ -172,6 +204,9 @@ class MemoryDatabase:
             if number <= current:
                 continue
             with self.transaction():
+                # Another process may have applied it while we waited for the write lock.
+                if self.schema_version() >= number:
+                    continue
                 func(self)
                 now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
                 self.execute(

@@ -58,13 +58,15 @@ RULE_COLUMNS = (
 
 #: The effective view: an override's non-null fields replace the parsed ones, except
 #: that a rule which vanished from its file stays inactive (the file owns the text).
+#: Flags are spelled as CASE so that both backends return 0/1 integers.
 _RULE_SELECT = (
     "SELECT r.id, r.skill_name, r.rule_key, r.text, r.source_path, r.source_line,"
     " coalesce(o.category, r.category) AS category,"
     " coalesce(o.scope_json, r.scope_json) AS scope_json,"
-    " r.active AND coalesce(o.active, 1) AS active,"
-    " o.category IS NOT NULL AS o_category, o.active IS NOT NULL AS o_active,"
-    " o.scope_json IS NOT NULL AS o_scope"
+    " CASE WHEN r.active <> 0 AND coalesce(o.active, 1) <> 0 THEN 1 ELSE 0 END AS active,"
+    " CASE WHEN o.category IS NULL THEN 0 ELSE 1 END AS o_category,"
+    " CASE WHEN o.active IS NULL THEN 0 ELSE 1 END AS o_active,"
+    " CASE WHEN o.scope_json IS NULL THEN 0 ELSE 1 END AS o_scope"
     " FROM rules r LEFT JOIN rule_overrides o ON o.rule_id = r.id"
 )
 _RULE_ORDER = " ORDER BY r.skill_name, r.source_line, r.rule_key"
@@ -304,9 +306,9 @@ class SkillStoreMixin:
         self.db.execute(
             "INSERT INTO rule_overrides (rule_id, category, active, scope_json, updated_at)"
             " VALUES (?,?,?,?,?) ON CONFLICT(rule_id) DO UPDATE SET"
-            " category = coalesce(excluded.category, category),"
-            " active = coalesce(excluded.active, active),"
-            " scope_json = coalesce(excluded.scope_json, scope_json),"
+            " category = coalesce(excluded.category, rule_overrides.category),"
+            " active = coalesce(excluded.active, rule_overrides.active),"
+            " scope_json = coalesce(excluded.scope_json, rule_overrides.scope_json),"
             " updated_at = excluded.updated_at",
             (rule_id, category, None if active is None else int(active), scope_json, self.now()),
         )

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Every benchmark, then the plots and the generated tables of docs/benchmarks.md.
+#
+#   bash bench/run_all.sh            # full run (about an hour on 2 cores)
+#   QUICK=1 bash bench/run_all.sh    # smoke run: 2 LoCoMo conversations, scale 1e3-1e4
+#
+# The benchmarks run on a snapshot of src/ and bench/ taken at the start, so that
+# every figure of one run is of one source state even while the checkout changes.
+# Each benchmark writes JSON under bench/results/ and this script keeps a .txt copy of
+# what it printed. A failing benchmark is reported and the others still run; the exit
+# status is non-zero if any failed. Benchmarks are never run as timed tests.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+PY=${PYTHON:-$REPO/.venv/bin/python}
+OUT=$REPO/bench/results
+DOCS=$REPO/docs
+DATE=$(date +%F)
+LOCOMO=${CONVMEM_LOCOMO:-$REPO/../shared/data/locomo/locomo10.json}
+mkdir -p "$OUT"
+failed=()
+
+SNAP=$(mktemp -d "${TMPDIR:-/tmp}/convmem-bench-XXXXXX")
+trap 'rm -rf "$SNAP"' EXIT
+cp -r src bench "$SNAP"/
+[[ -d tests ]] && cp -r tests "$SNAP"/ # bench/pg_compare.py starts tests/pg_server.py
+export PYTHONPATH="$SNAP/src" CONVMEM_BENCH_REPO="$REPO"
+cd "$SNAP"
+
+run() { # run NAME TXT CMD... : run a benchmark, tee its output to TXT
+    local name=$1 txt=$2
+    shift 2
+    echo "=== $name: $*"
+    local start=$SECONDS
+    if "$@" 2>&1 | tee "$txt"; then
+        echo "=== $name done in $((SECONDS - start)) s"
+    else
+        echo "=== $name FAILED (see $txt)"
+        failed+=("$name")
+    fi
+}
+
+"$PY" -c 'import sys; sys.path[:0] = ["bench"]; import scale; print(scale.machine_line(scale.machine()))'
+"$PY" -c 'import sys; sys.path[:0] = ["bench"]; import scale; print("source:", scale.source_state())'
+
+if [[ -n "${QUICK:-}" ]]; then
+    run locomo "$OUT/locomo-$DATE.txt" "$PY" bench/locomo.py --systems bm25,convmem \
+        --limit-convs 2 --data "$LOCOMO" --json-out "$OUT/locomo-$DATE.json"
+    run scale "$SNAP/scale.log" "$PY" bench/scale.py --sizes 1e3,1e4 --out "$OUT"
+else
+    run locomo "$OUT/locomo-$DATE.txt" "$PY" bench/locomo.py --systems bm25,convmem \
+        --data "$LOCOMO" --json-out "$OUT/locomo-$DATE.json"
+    run scale "$SNAP/scale.log" "$PY" bench/scale.py --out "$OUT"
+fi
+run capture "$OUT/capture.txt" "$PY" bench/capture.py --out "$OUT"
+[[ -f bench/hook_latency.py ]] &&
+    run hook-latency "$OUT/hook-latency.txt" "$PY" bench/hook_latency.py --out "$OUT"
+[[ -f bench/dsh_roundtrip.py ]] &&
+    run dsh-roundtrip "$OUT/dsh-roundtrip.txt" "$PY" bench/dsh_roundtrip.py --out "$OUT"
+[[ -f bench/pg_compare.py ]] &&
+    run pg-compare "$OUT/pg-compare.txt" "$PY" bench/pg_compare.py --out "$OUT"
+
+run plots "$OUT/plots.txt" "$PY" bench/plots.py --results "$OUT" --docs "$DOCS"
+
+if ((${#failed[@]})); then
+    echo "failed: ${failed[*]}"
+    exit 1
+fi
+echo "all benchmarks done; docs/benchmarks.md and docs/*.png regenerated"

@@ -1,0 +1,134 @@
+"""Ranked search on PostgreSQL: FTS5's BM25 over case-insensitive substring matches.
+
+SQLite finds rows with an FTS5 trigram index and ranks them with ``bm25()``. Here a
+``pg_trgm`` GIN index over ``lower(column)`` finds the same rows (a row matches when
+it contains any term, ignoring case), and one statement computes, for each of them,
+the formula of FTS5's ``fts5_aux.c`` with its constants, step by step in the same
+floating-point order::
+
+    idf(t)  = ln((N - n(t) + 0.5) / (n(t) + 0.5)), at least 1e-6
+    score   = sum over terms of idf(t) * (f(t) * (k1 + 1)) / (f(t) + k1 * (1 - b + b * D / avgD))
+    rank    = -score
+
+where ``f(t)`` counts the (overlapping) occurrences of the term in the row, ``D`` is
+the row's trigram count (``chars - 2``), and ``N``, ``avgD`` and ``n(t)`` describe the
+documents searched.
+
+One deliberate difference: FTS5 takes ``N``, ``avgD`` and ``n(t)`` from the whole
+table, this takes them from the session (``fts_stats`` keeps documents and tokens
+per session). On a store that holds one session the ranks are the same numbers as
+SQLite's, bit for bit; on a shared server another team's sessions do not move this
+session's ranking, and a search costs what the session holds, not what the whole
+database holds (counting a term over every session is a scan per term).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from convmem.memory.store import like_pattern
+
+#: FTS5's bm25() parameters (``fts5_aux.c``).
+K1 = 1.2
+B = 0.75
+#: FTS5's floor for the IDF of a term present in more than half of the documents.
+MIN_IDF = 1e-6
+_ASCII_SPECIAL = re.compile(r"([\x20-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e])")
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A searchable table: its text column, row key and the column a search filters on."""
+
+    table: str
+    column: str
+    key: str
+    kind: str
+
+
+EVENTS = Corpus("events", "text", "seq", "type")
+ITEMS = Corpus("memory_items", "content", "id", "status")
+
+
+def occurrence_regex(term: str) -> str:
+    """A regex that matches the empty string before each (overlapping) occurrence.
+
+    ASCII punctuation is escaped; PostgreSQL reads a backslash before any other
+    non-alphanumeric character as that character, and letters stay as they are.
+    """
+    return "(?=" + _ASCII_SPECIAL.sub(r"\\\1", term) + ")"
+
+
+def has_border(term: str) -> bool:
+    """Whether a proper prefix equals a suffix ("ana", "abab"): then occurrences overlap."""
+    return any(term[:k] == term[-k:] for k in range(1, len(term)))
+
+
+def _frequency(term: str) -> tuple[str, list[Any]]:
+    """SQL for the term's occurrences in the lowered text ``l.lt``, and its parameters.
+
+    FTS5 counts overlapping phrase instances. Occurrences of a term that has no
+    border cannot overlap, so removing them and measuring the loss counts them, which
+    is several times faster than the regex that counts overlapping ones. Most rows
+    hold few of the terms: a ``strpos`` first skips the counting for the others.
+    """
+    if has_border(term.lower()) or has_border(term.casefold()):
+        count, args = "regexp_count(l.lt, lower(?))", [occurrence_regex(term)]
+    else:
+        count = (
+            "(char_length(l.lt) - char_length(replace(l.lt, lower(?), ''))) / char_length(lower(?))"
+        )
+        args = [term, term]
+    return f"CASE WHEN strpos(l.lt, lower(?)) > 0 THEN {count} ELSE 0 END", [term, *args]
+
+
+def bm25_query(
+    corpus: Corpus, session_id: str, terms: Sequence[str], kinds: Sequence[str], limit: int
+) -> tuple[str, list[Any]]:
+    """One statement: the session's rows containing any term, best rank first."""
+    c, n = corpus, len(terms)
+    params: list[Any] = [c.table, session_id]
+    freqs = []
+    for i, term in enumerate(terms):
+        sql, args = _frequency(term)
+        freqs.append(f"({sql})::float8 AS f{i}")
+        params += args
+    params += [session_id, *(like_pattern(t) for t in terms)]
+    hits = ", ".join(f"count(*) FILTER (WHERE m.f{i} > 0) AS h{i}" for i in range(n))
+    idf = ", ".join(
+        f"ln(((s.docs - h.h{i})::float8 + 0.5) / (h.h{i}::float8 + 0.5)) AS v{i}" for i in range(n)
+    )
+    score = " + ".join(
+        f"(CASE WHEN v.v{i} > 0 THEN v.v{i} ELSE ? END)"
+        f" * ((m.f{i} * ?) / (m.f{i} + ? * (? + ? * m.dl / s.avgdl)))"
+        for i in range(n)
+    )
+    for _ in range(n):
+        params += [MIN_IDF, K1 + 1.0, K1, 1 - B, B]
+    kind_sql = f" WHERE m.kind IN ({','.join('?' * len(kinds))})" if kinds else ""
+    lowered = ", ".join(["lower(?)"] * n)
+    params += [*kinds, limit, session_id]
+    sql = f"""
+        WITH s AS (
+            SELECT coalesce(max(docs), 0) AS docs,
+                   coalesce(max(tokens), 0)::float8 / greatest(coalesce(max(docs), 0), 1)::float8
+                   AS avgdl
+            FROM fts_stats WHERE tbl = ? AND session_id = ?
+        ), m AS MATERIALIZED (
+            SELECT x.{c.key} AS k, x.{c.kind} AS kind,
+                   greatest(char_length(x.{c.column}) - 2, 0)::float8 AS dl, {", ".join(freqs)}
+            FROM {c.table} x CROSS JOIN LATERAL (SELECT lower(x.{c.column}) AS lt) l
+            WHERE x.session_id = ? AND lower(x.{c.column}) LIKE ANY (ARRAY[{lowered}])
+        ), h AS (SELECT {hits} FROM m),
+        v AS (SELECT {idf} FROM s, h),
+        r AS (
+            SELECT m.k, -({score}) AS rank FROM m, s, v{kind_sql}
+            ORDER BY rank, m.k LIMIT ?
+        )
+        SELECT x.*, r.rank FROM r JOIN {c.table} x ON x.{c.key} = r.k AND x.session_id = ?
+        ORDER BY r.rank, r.k
+    """
+    return sql, params

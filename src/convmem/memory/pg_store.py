@@ -1,0 +1,214 @@
+"""``PgMemoryStore``: the storage port on PostgreSQL, for agents on many machines.
+
+It is :class:`MemoryStore` over a :class:`PgDatabase`: every method whose SQL both
+databases understand is inherited unchanged (the database adapter rewrites the few
+SQLite-only constructs). This class overrides only what differs in meaning:
+
+* **Search.** The same rows as SQLite's FTS5 trigram index (case-insensitive
+  substrings, through a ``pg_trgm`` index), ranked by FTS5's BM25 formula computed
+  in SQL over the session's statistics (:mod:`convmem.memory.pg_search`).
+* **Bulk capture.** One ``INSERT ... SELECT FROM unnest(...) ON CONFLICT DO NOTHING``
+  per batch, rows sorted by key so that concurrent batches lock in the same order.
+* **Concurrency.** SQLite serializes all writers; PostgreSQL runs them in parallel.
+  Where a transaction reads state and then writes on the strength of it (cursors,
+  the active item with a content hash, task state, an item's status, assembly log
+  retention), the store first takes the session's transaction-level advisory lock,
+  so the transactions of one session run one at a time and different sessions
+  never wait for each other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from convmem.memory.models import Checkpoint, MemoryItem, StoredEvent, TaskState
+from convmem.memory.pg_db import PgDatabase
+from convmem.memory.pg_schema import IDENTITY_TABLES
+from convmem.memory.pg_search import EVENTS, ITEMS, Corpus, bm25_query
+from convmem.memory.store import MemoryStore, like_pattern, utc_now
+
+
+def session_lock_key(session_id: str) -> int:
+    """A stable signed 64-bit advisory lock key for one session."""
+    digest = hashlib.sha256(b"convmem-session\x00" + session_id.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+class PgMemoryStore(MemoryStore):
+    """The storage API over one :class:`PgDatabase`."""
+
+    backend = "postgresql"
+
+    def __init__(self, db: PgDatabase, clock: Callable[[], str] = utc_now) -> None:
+        super().__init__(db, clock)
+        self.pg = db
+        self._locked: set[str] = set()
+        self._locked_in = -1
+        self._types: dict[str, dict[str, str]] = {}
+
+    @classmethod
+    def open(cls, path: str, clock: Callable[[], str] = utc_now) -> PgMemoryStore:
+        """Open (and migrate) the database at the ``postgresql://`` URL ``path``."""
+        return cls(PgDatabase(path), clock)
+
+    # --- locking ----------------------------------------------------------------------
+
+    def _lock_session(self, session_id: str) -> None:
+        """Inside a transaction, wait for the session's other transactions to finish."""
+        if not self.pg.in_transaction:
+            return
+        if self._locked_in != self.pg.transactions:
+            self._locked, self._locked_in = set(), self.pg.transactions
+        if session_id not in self._locked:
+            self.db.execute("SELECT pg_advisory_xact_lock(?)", (session_lock_key(session_id),))
+            self._locked.add(session_id)
+
+    def checkpoint(self, session_id: str) -> Checkpoint:
+        self._lock_session(session_id)
+        return super().checkpoint(session_id)
+
+    def host_cursor(self, session_id: str, source: str) -> tuple[int, dict[str, Any]]:
+        self._lock_session(session_id)
+        return super().host_cursor(session_id, source)
+
+    def active_item_by_hash(self, session_id: str, content_hash: str) -> MemoryItem | None:
+        self._lock_session(session_id)
+        return super().active_item_by_hash(session_id, content_hash)
+
+    def task_state(self, session_id: str) -> TaskState:
+        self._lock_session(session_id)
+        return super().task_state(session_id)
+
+    def update_item(self, item_id: str, **fields: Any) -> None:
+        if self.pg.in_transaction:
+            session_id = self.db.scalar(
+                "SELECT session_id FROM memory_items WHERE id = ?", (item_id,)
+            )
+            if session_id is not None:
+                self._lock_session(str(session_id))
+        super().update_item(item_id, **fields)
+
+    def insert_assembly_log(self, log: dict[str, Any], retention: int) -> int:
+        with self.transaction():
+            self._lock_session(str(log["session_id"]))
+            return super().insert_assembly_log(log, retention)
+
+    def advance_checkpoint(self, session_id: str, field: str, seq: int) -> None:
+        """Move a cursor forward (never back); the upsert is atomic under concurrency."""
+        self._set_checkpoint(
+            session_id, field, seq, f"greatest(checkpoints.{field}, excluded.{field})"
+        )
+
+    # --- events -------------------------------------------------------------------------
+
+    def insert_events(self, rows: Sequence[Sequence[Any]]) -> int:
+        """Insert prepared rows (in table column order), ignoring existing (session_id, seq)."""
+        if not rows:
+            return 0
+        ordered = sorted(rows, key=lambda r: (r[0], r[1]))  # one lock order for every batch
+        return self._bulk_insert("events", list(self._column_types("events")), ordered)
+
+    def search_events(
+        self, session_id: str, terms: Sequence[str], limit: int, types: Sequence[str] = ()
+    ) -> list[tuple[StoredEvent, float]]:
+        """Events matching any term (each ≥ 3 chars), best BM25 first (see pg_search)."""
+        rows = self._ranked(EVENTS, session_id, terms, types, limit)
+        return [(StoredEvent.from_row(r), float(r["rank"])) for r in rows]
+
+    def events_containing(
+        self, session_id: str, needle: str, limit: int, types: Sequence[str] = ()
+    ) -> list[StoredEvent]:
+        """Events whose text contains ``needle`` (case-insensitive), oldest first.
+
+        As on SQLite: a needle of three or more characters ignores case as FTS5 does
+        (Unicode), a shorter one as SQLite's LIKE does (ASCII only).
+        """
+        match = "lower(e.text) LIKE lower(?)" if len(needle) >= 3 else "e.text LIKE ?"
+        sql = f"SELECT e.* FROM events e WHERE e.session_id = ? AND {match} ESCAPE '\\'"
+        params: list[Any] = [session_id, like_pattern(needle)]
+        if types:
+            sql += f" AND e.type IN ({','.join('?' * len(types))})"
+            params += list(types)
+        rows = self.db.query(sql + " ORDER BY e.seq LIMIT ?", [*params, limit])
+        return [StoredEvent.from_row(r) for r in rows]
+
+    # --- items and rules ------------------------------------------------------------------
+
+    def search_items(
+        self, session_id: str, terms: Sequence[str], limit: int, statuses: Sequence[str]
+    ) -> list[tuple[MemoryItem, float]]:
+        """Items matching any term (terms ≥ 3 chars), best BM25 first (see pg_search)."""
+        if not statuses:
+            return []
+        rows = self._ranked(ITEMS, session_id, terms, statuses, limit)
+        return [(MemoryItem.from_row(r), float(r["rank"])) for r in rows]
+
+    def search_rule_ids(self, terms: Sequence[str]) -> list[str]:
+        """Ids of active rules containing any term (folding case as SQLite's paths do)."""
+        wanted = [t for t in terms if t]
+        if not wanted:
+            return []
+        cond = " OR ".join(
+            ("lower(text) LIKE lower(?)" if len(t) >= 3 else "text LIKE ?") + " ESCAPE '\\'"
+            for t in wanted
+        )
+        rows = self.db.query(
+            f"SELECT id FROM rules WHERE active = 1 AND ({cond}) ORDER BY id",
+            [like_pattern(t) for t in wanted],
+        )
+        return [str(r["id"]) for r in rows]
+
+    def _ranked(
+        self,
+        corpus: Corpus,
+        session_id: str,
+        terms: Sequence[str],
+        kinds: Sequence[str],
+        limit: int,
+    ) -> list[Any]:
+        terms = [t for t in terms if len(t) >= 3]
+        if not terms:
+            return []
+        sql, params = bm25_query(corpus, session_id, terms, kinds, limit)
+        return self.db.query(sql, params)
+
+    # --- migration between backends ---------------------------------------------------------
+
+    def import_rows(self, table: str, rows: Sequence[dict[str, Any]]) -> int:
+        """Insert exported rows in bulk, then move the table's id sequence past them."""
+        MemoryStore.import_rows(self, table, [])  # checks the table name, inserts nothing
+        if not rows:
+            return 0
+        columns = list(rows[0])
+        count = self._bulk_insert(table, columns, [[row[c] for c in columns] for row in rows])
+        if table in IDENTITY_TABLES:
+            self.db.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'),"
+                f" (SELECT coalesce(max(id), 0) + 1 FROM {table}), false)"
+            )
+        return count
+
+    def _column_types(self, table: str) -> dict[str, str]:
+        """Column name to SQL type, in table order (read from the catalog once)."""
+        if table not in self._types:
+            rows = self.db.query(
+                "SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type"
+                " FROM pg_attribute a WHERE a.attrelid = to_regclass(?) AND a.attnum > 0"
+                " AND NOT a.attisdropped ORDER BY a.attnum",
+                (table,),
+            )
+            self._types[table] = {str(r["name"]): str(r["type"]) for r in rows}
+        return self._types[table]
+
+    def _bulk_insert(self, table: str, columns: list[str], rows: Sequence[Sequence[Any]]) -> int:
+        """One INSERT of many rows (one array per column), skipping key conflicts."""
+        types = self._column_types(table)
+        arrays = ", ".join(f"?::{types[c]}[]" for c in columns)
+        cur = self.db.execute(
+            f"INSERT INTO {table} ({', '.join(columns)}) SELECT * FROM unnest({arrays})"
+            " ON CONFLICT DO NOTHING",
+            [list(col) for col in zip(*rows, strict=True)],
+        )
+        return max(int(cur.rowcount), 0)

@@ -1,0 +1,1 @@
+"""Helpers shared by the reliability suites and their soak variants in ``bench/``."""
