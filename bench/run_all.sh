@@ -52,13 +52,19 @@ else
         --data "$LOCOMO" --json-out "$OUT/locomo-$DATE.json"
     run scale "$SNAP/scale.log" "$PY" bench/scale.py --out "$OUT"
 fi
-run capture "$OUT/capture.txt" "$PY" bench/capture.py --out "$OUT"
-[[ -f bench/hook_latency.py ]] &&
-    run hook-latency "$OUT/hook-latency.txt" "$PY" bench/hook_latency.py --out "$OUT"
-[[ -f bench/dsh_roundtrip.py ]] &&
-    run dsh-roundtrip "$OUT/dsh-roundtrip.txt" "$PY" bench/dsh_roundtrip.py --out "$OUT"
-[[ -f bench/pg_compare.py ]] &&
-    run pg-compare "$OUT/pg-compare.txt" "$PY" bench/pg_compare.py --out "$OUT"
+# smaller runs of the other benchmarks under QUICK (their defaults otherwise)
+small() { [[ -n "${QUICK:-}" ]] && echo "$@"; }
+# shellcheck disable=SC2046
+run capture "$OUT/capture.txt" "$PY" bench/capture.py --out "$OUT" $(small --events 10000)
+# shellcheck disable=SC2046
+[[ -f bench/hook_latency.py ]] && run hook-latency "$OUT/hook-latency.txt" \
+    "$PY" bench/hook_latency.py --out "$OUT" $(small --runs 5)
+# shellcheck disable=SC2046
+[[ -f bench/dsh_roundtrip.py ]] && run dsh-roundtrip "$OUT/dsh-roundtrip.txt" \
+    "$PY" bench/dsh_roundtrip.py --out "$OUT" $(small --steps 100)
+# shellcheck disable=SC2046
+[[ -f bench/pg_compare.py ]] && run pg-compare "$OUT/pg-compare.txt" \
+    "$PY" bench/pg_compare.py --out "$OUT" $(small --sizes 1e3 --queries 20)
 
 run plots "$OUT/plots.txt" "$PY" bench/plots.py --results "$OUT" --docs "$DOCS"
 

@@ -19,6 +19,9 @@ from convmem.memory.store import MemoryStore, utc_now
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
+# hook daemons that tests start (directly or through a real host) leave soon after
+os.environ.setdefault("CONVMEM_HOOK_DAEMON_IDLE", "5")
+
 
 def pytest_report_header() -> list[str]:
     if os.environ.get(pg_server.ENV_URL):

@@ -6,7 +6,8 @@ stays cheap for hook processes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+# no runtime import of typing: hook processes import this package on every prompt
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
@@ -32,6 +33,8 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from convmem.capture import Event
     from convmem.config import Settings, load_settings
     from convmem.errors import ConvmemError
