@@ -63,7 +63,7 @@ def _targets(surface: hostile.Surface) -> dict[str, tuple[dict[str, Any], Callab
             lambda query, session: surface.check_query(session, query),
         ),
         "SKILL.md files": (
-            {"content": hostile.skill_files_without_known_bug},
+            {"content": hostile.skill_files()},
             surface.check_skill_file,
         ),
         "settings files": ({"content": hostile.settings_files()}, surface.check_settings_file),

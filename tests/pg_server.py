@@ -18,6 +18,7 @@ allowed to ``CREATE DATABASE``); no server is started then.
 
 from __future__ import annotations
 
+import atexit
 import glob
 import itertools
 import os
@@ -194,6 +195,7 @@ class PgServer(Server):
             log = (self.base / "log").read_text("utf-8", "replace")[-2000:]
             raise RuntimeError(f"pg_ctl start failed: {exc.stderr.strip()}\n{log}") from exc
         self.version = self._run("pg_ctl", "--version").stdout.strip()
+        atexit.register(self.stop)  # also when a run is interrupted outside its fixtures
         return self
 
     def stop(self) -> None:

@@ -16,12 +16,9 @@ import random
 import sqlite3
 from pathlib import Path
 
-import pytest
-
 from convmem.capture import Event
 from convmem.memory.extraction import Extractor
 from helpers.crash import (
-    TASK_STATE_REPLAY,
     check_store,
     compare,
     ingest_with_kills,
@@ -78,7 +75,6 @@ def test_serve_dsh_survives_sigkill_at_random_points(tmp_path: Path) -> None:
     assert compare(db, clean) == []
 
 
-@pytest.mark.xfail(strict=True, reason=TASK_STATE_REPLAY)
 def test_extraction_applied_twice_changes_nothing(tmp_path: Path) -> None:
     """A second extractor that read the cursor before the first one moved it."""
     rt = runtime(tmp_path)

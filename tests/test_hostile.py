@@ -83,11 +83,6 @@ def test_dsh_server_requests(surface: hostile.Surface, record: Any, raw: bytes) 
     surface.check_dsh_request(record, raw)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="adapters/dsh.py DshServer._capture: `raw.get('type') in _HANDLERS` raises "
-    "TypeError for a list or object type, and the whole batch (good events too) fails",
-)
 def test_dsh_server_batch_with_an_unhashable_type(surface: hostile.Surface) -> None:
     record = {"type": ["user/message"], "seq": 2, "data": {"content": "x"}}
     surface.check_dsh_request(record, b"{}")
@@ -100,27 +95,24 @@ def test_search_queries(surface: hostile.Surface, query: str, session: str) -> N
 
 
 @CASES
-@given(content=hostile.skill_files_without_known_bug)
+@given(content=hostile.skill_files())
 def test_skill_files(surface: hostile.Surface, content: bytes) -> None:
     surface.check_skill_file(content)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="skills.py SkillManager.ingest_paths: a frontmatter value with a lone surrogate "
-    "(YAML escape \\ud800) raises StoreError from save_skill, ending the whole ingest",
-)
-def test_a_skill_with_a_lone_surrogate_is_one_reported_file(tmp_path: Path) -> None:
+def test_a_skill_with_a_lone_surrogate_is_ingested_with_it_replaced(tmp_path: Path) -> None:
+    # the same rule as event text: an unpaired surrogate becomes U+FFFD, nothing is lost
     for name, text in (
         ("a", '---\nname: a\ndescription: "\\ud800"\n---\n- Never.\n'),
         ("b", "---\nname: b\n---\n- Always test.\n"),
     ):
         (tmp_path / name).mkdir()
         (tmp_path / name / "SKILL.md").write_text(text, "utf-8")
-    report = SkillManager(MemoryStore.open(":memory:"), load_settings(env={})).ingest_paths(
-        [tmp_path]
-    )
-    assert [f.name for f in report.files] == ["b"] and len(report.problems) == 1
+    manager = SkillManager(MemoryStore.open(":memory:"), load_settings(env={}))
+    report = manager.ingest_paths([tmp_path])
+    assert [f.name for f in report.files] == ["a", "b"] and report.problems == []
+    skills = {s["name"]: s for s in manager.list_skills()}
+    assert skills["a"]["description"] == "\ufffd"
 
 
 @CASES
@@ -158,8 +150,9 @@ def test_every_unicode_code_point_round_trips_and_is_searchable(tmp_path: Path) 
     """All of U+0000..U+10FFFF but the surrogates, 6000 code points per event."""
     points = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
     chunks = ["".join(map(chr, points[i : i + 6000])) for i in range(0, len(points), 6000)]
-    lines = [
-        {"session_id": "unicode", "seq": n, "type": "user/message", "text": text}
+    lines = [  # every 8th a user message (extraction reads those), the others tool output
+        {"session_id": "unicode", "seq": n, "type": "tool/result", "text": text}
+        | ({"type": "user/message"} if n % 8 == 0 else {})
         for n, text in enumerate(chunks)
     ]
     path = tmp_path / "unicode.jsonl"
@@ -175,7 +168,7 @@ def test_every_unicode_code_point_round_trips_and_is_searchable(tmp_path: Path) 
             if probe:
                 hits = rt.store.events_containing("unicode", probe, 50)
                 assert n in [e.seq for e in hits], (n, probe)
-            if n % 3 == 0:
+            if n % 8 == 0:
                 result = rt.assemble("unicode", [], query=stored[n][:500], log=False)
                 assert result.errors == []
         assert rt.store.integrity_check() == []
@@ -239,16 +232,12 @@ def test_a_50_mb_skill_file_is_refused_by_size(tmp_path: Path) -> None:
 
 def test_a_50_mb_settings_value_is_one_short_error(tmp_path: Path) -> None:
     path = tmp_path / "big.toml"
-    path.write_text('[assembly]\nlocale = "' + "x" * MB50 + '"\n', "utf-8")
+    path.write_text("[assembly]\nlocale = '" + "x" * MB50 + "'\n", "utf-8")
     with pytest.raises(ConfigError) as info:
         load_settings(path, env={})
     assert "assembly.locale" in str(info.value) and len(str(info.value)) < 300
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="config.py _check puts the whole value in the message: {value!r} of a 50 MB string",
-)
 def test_a_50_mb_value_of_the_wrong_type_is_one_short_error(tmp_path: Path) -> None:
     path = tmp_path / "big.toml"
     path.write_text('[assembly]\nskip_when_empty = "' + "x" * 1_000_000 + '"\n', "utf-8")
@@ -273,9 +262,6 @@ def test_deep_json_is_one_reported_line(tmp_path: Path, depth: int) -> None:
                 assert {1, 3} <= {e.seq for e in rt.store.events("s")}
 
 
-@pytest.mark.xfail(
-    strict=True, reason="config.py load_settings lets tomllib's RecursionError escape"
-)
 def test_deeply_nested_settings_are_a_config_error(tmp_path: Path) -> None:
     path = tmp_path / "deep.toml"
     path.write_text("skills.paths = " + "[" * 5000 + "]" * 5000 + "\n", "utf-8")
@@ -283,7 +269,6 @@ def test_deeply_nested_settings_are_a_config_error(tmp_path: Path) -> None:
         load_settings(path, env={})
 
 
-@pytest.mark.xfail(strict=True, reason="config.py _check accepts nan for number settings")
 def test_nan_is_not_a_number_setting(tmp_path: Path) -> None:
     path = tmp_path / "nan.toml"
     path.write_text("[retrieval]\nmin_score = nan\n", "utf-8")

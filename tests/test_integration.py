@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import FIXTURES, Cli, ev, write_events
 from convmem.capture import Event
 from convmem.skills import SkillManager
@@ -131,6 +133,7 @@ def test_compaction_brings_visible_items_back(tmp_path: Path) -> None:
     assert status["compatibility"]["compaction_events"]["compaction/start"] == 1
 
 
+@pytest.mark.sqlite_only  # SQLite and FTS5 versions (PostgreSQL: test_pg_store)
 def test_status_reports_everything(cli: Cli, tmp_path: Path) -> None:
     cli("ingest", str(FIXTURES / "mixed_tools.jsonl"))
     cli("assemble", "--session", "mix1", "--query", "batch size")

@@ -213,11 +213,6 @@ def test_private_spans_never_reach_any_file_through_any_capture_path(
     assert _leaks(home, CANARY) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runtime.assemble/Assembler.log store the host's query unscrubbed in "
-    "assembly_logs.query (the Claude prompt, the DSH pre_step query)",
-)
 def test_private_spans_in_a_query_are_not_stored(cli: Cli, home: Path, tmp_path: Path) -> None:
     payload = {
         "hook_event_name": "UserPromptSubmit",
@@ -342,11 +337,6 @@ def test_redaction_is_on_by_default() -> None:
     assert settings["capture.drop_private"] is True
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="adapters/hook_entry.py _log_error and adapters/dsh.py DshServer.log_error create "
-    "convmem.log with the umask's mode (0644 under umask 022); it quotes what the user wrote",
-)
 def test_error_logs_are_as_private_as_the_database(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir(mode=0o755)  # a folder the user made: only the files' own modes protect them
@@ -364,11 +354,6 @@ def test_error_logs_are_as_private_as_the_database(tmp_path: Path) -> None:
     assert _mode(log) == 0o600
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="adapters/dsh.py DshServer._capture logs a rejected event as str(raw)[:300], "
-    "private spans and secrets included, into convmem.log",
-)
 def test_a_rejected_events_private_text_stays_out_of_the_error_log(tmp_path: Path) -> None:
     home = tmp_path / "home"
     content = f"my <private>{CANARY}</private> key AKIAIOSFODNN7EXAMPLE"

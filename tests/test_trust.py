@@ -92,9 +92,6 @@ def _params() -> list[Any]:
             carrier,
             fields,
             id=carrier,
-            marks=[pytest.mark.xfail(strict=True, reason=QUOTE_BUG)]
-            if carrier in _QUOTED_AS_USER
-            else [],
         )
         for carrier, fields in CARRIERS
     ]
@@ -289,7 +286,6 @@ def test_claude_code_transcript_and_hook(cli: Cli, home: Path, tmp_path: Path) -
         rt.close()
 
 
-@pytest.mark.xfail(strict=True, reason=QUOTE_BUG)
 def test_claude_code_sub_agent_task(tmp_path: Path) -> None:
     transcript = write_events(
         tmp_path / "sidechain.jsonl",

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from convmem.core.constants import BLOCK_MARKER, COMPACTION_EVENT_TYPES
 from convmem.core.text import clip, collapse_spaces, estimate_tokens, normalize_text, sha256_hex
 from convmem.memory.models import MemoryItem
+from convmem.privacy import scrub
 from convmem.retrieval import EvidenceHit, Retriever, ScoredItem, insufficient
 
 if TYPE_CHECKING:
@@ -244,7 +245,14 @@ class Assembler:
         token_meter: Callable[[str], int] | None = None,
         trigger: str = "pre-step",
     ) -> AssemblyResult:
-        query = normalize_text(query)
+        # the query is the host's text (a prompt): it is logged, so it is scrubbed too
+        query = normalize_text(
+            scrub(
+                query,
+                private=bool(self.settings["capture.drop_private"]),
+                secrets=bool(self.settings["capture.redact_secrets"]),
+            )
+        )
         total = int(budget) if budget is not None else self.settings.budget
         meter = token_meter or estimate_tokens
         result = AssemblyResult(

@@ -154,6 +154,12 @@ def default_data_dir() -> Path:
     return Path(platform_data_dir())
 
 
+def _show(value: Any) -> str:
+    """A value for an error message, never longer than a line."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _type_name(value: Any) -> str:
     return {bool: "true/false", int: "an integer", float: "a number", str: "a string"}.get(
         type(value), "a list"
@@ -167,14 +173,16 @@ def _check(name: str, value: Any, warnings: list[str]) -> Any:
     default = spec.default
     if isinstance(default, bool):
         if not isinstance(value, bool):
-            raise ConfigError(f"setting {name!r} must be true or false, not {value!r}")
+            raise ConfigError(f"setting {name!r} must be true or false, not {_show(value)}")
         return value
     if isinstance(default, int | float):
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ConfigError(f"setting {name!r} must be {_type_name(default)}, not {value!r}")
+            raise ConfigError(f"setting {name!r} must be {_type_name(default)}, not {_show(value)}")
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            raise ConfigError(f"setting {name!r} must be a finite number, not {value!r}")
         if isinstance(default, int) and isinstance(value, float):
             if not value.is_integer():
-                raise ConfigError(f"setting {name!r} must be an integer, not {value!r}")
+                raise ConfigError(f"setting {name!r} must be an integer, not {_show(value)}")
             value = int(value)
         clamped = value
         if spec.low is not None and value < spec.low:
@@ -182,16 +190,18 @@ def _check(name: str, value: Any, warnings: list[str]) -> Any:
         if spec.high is not None and value > spec.high:
             clamped = type(default)(spec.high)
         if clamped != value:
-            warnings.append(f"setting {name!r} = {value!r} is out of bounds; using {clamped!r}")
+            warnings.append(
+                f"setting {name!r} = {_show(value)} is out of bounds; using {clamped!r}"
+            )
         return type(default)(clamped)
     if isinstance(default, str):
         if not isinstance(value, str):
-            raise ConfigError(f"setting {name!r} must be a string, not {value!r}")
+            raise ConfigError(f"setting {name!r} must be a string, not {_show(value)}")
         if spec.choices and value not in spec.choices:
             raise ConfigError(f"setting {name!r} must be one of {', '.join(spec.choices)}")
         return value
     if not isinstance(value, list | tuple):
-        raise ConfigError(f"setting {name!r} must be a list, not {value!r}")
+        raise ConfigError(f"setting {name!r} must be a list, not {_show(value)}")
     item_type = spec.items or str
     for item in value:
         if not isinstance(item, item_type):
@@ -224,6 +234,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read settings file {path}: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"settings file {path} is not valid TOML: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(f"settings file {path} is nested too deeply") from None
 
 
 def load_settings(

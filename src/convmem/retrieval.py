@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from convmem.capture import is_generated
+from convmem.capture import is_generated, is_user_evidence
 from convmem.core.constants import EVIDENCE_WEIGHT, KIND_WEIGHT, RECENCY_WINDOW
 from convmem.core.stopwords import QUERY_STOPWORDS
 from convmem.core.text import (
@@ -274,7 +274,13 @@ class Retriever:
     # --- raw evidence -------------------------------------------------------------------------
 
     def quotable(self, event: StoredEvent) -> bool:
+        """May this event be quoted verbatim? Never generated text; a user message only
+        when the person typed it (an unknown source kind is not the person)."""
         if is_generated(event.source_kind, event.text):
+            return False
+        if event.type == "user/message" and not is_user_evidence(
+            event.type, event.source_kind, event.text
+        ):
             return False
         return not self.evidence_types or event.type in self.evidence_types
 

@@ -27,7 +27,14 @@ import yaml
 
 from convmem.config import Settings
 from convmem.core.constants import RULE_CATEGORIES, RULE_SCOPES
-from convmem.core.text import canonical_json, clip, collapse_spaces, sha256_hex, tokens
+from convmem.core.text import (
+    canonical_json,
+    clip,
+    collapse_spaces,
+    fix_surrogates,
+    sha256_hex,
+    tokens,
+)
 from convmem.errors import ConfigError, ConvmemError, NotFoundError
 from convmem.memory.store import MemoryStore
 from convmem.memory.store_skills import RuleRecord, SkillRecord
@@ -164,7 +171,8 @@ def _frontmatter(lines: list[str]) -> tuple[dict[str, Any], int]:
     else:
         raise _Problem("the frontmatter opened by '---' on line 1 is never closed")
     try:
-        meta = yaml.safe_load("\n".join(lines[1:end]))
+        # YAML escapes can spell a lone surrogate ("\ud800"), which no database accepts
+        meta = _fix_strings(yaml.safe_load("\n".join(lines[1:end])))
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
         # ValueError: a date like 2020-13-45; RecursionError: absurdly deep nesting.
         mark = getattr(exc, "problem_mark", None)
@@ -280,6 +288,17 @@ def parse_skill(raw: str, default_name: str) -> SkillRecord:
         content=content,
         rules=tuple(rules),
     )
+
+
+def _fix_strings(value: Any) -> Any:
+    """Every string inside a parsed YAML value with lone surrogates replaced."""
+    if isinstance(value, str):
+        return fix_surrogates(value)
+    if isinstance(value, dict):
+        return {_fix_strings(k): _fix_strings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fix_strings(v) for v in value]
+    return value
 
 
 def read_skill_file(path: Path, max_bytes: int) -> str:

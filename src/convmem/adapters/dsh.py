@@ -363,11 +363,11 @@ class DshServer:
     def log_error(self, what: str) -> None:
         if self.log_path is None:
             return
+        from convmem.core.paths import append_private
+
         try:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
             stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-            with self.log_path.open("a", encoding="utf-8") as fh:
-                fh.write(f"{stamp} dsh server: {what}\n{traceback.format_exc()}\n")
+            append_private(self.log_path, f"{stamp} dsh server: {what}\n{traceback.format_exc()}\n")
         except OSError:
             pass
 
@@ -490,7 +490,9 @@ class DshServer:
             seq = raw.get("seq")
             first = sid not in self._last_seq
             gap = isinstance(seq, int) and seq > self._last_seq.get(sid, -1) + 1 >= 1
-            if first or gap or (raw.get("type") in _HANDLERS and raw.get("data") is None):
+            kind = raw.get("type")
+            known = isinstance(kind, str) and kind in _HANDLERS
+            if first or gap or (known and raw.get("data") is None):
                 # Read the log before this event, so events reach capture in seq order.
                 flush()
                 self._last_seq.setdefault(sid, -1)
@@ -499,7 +501,8 @@ class DshServer:
                 batch.extend(self._parser(sid).parse_record(raw))
             except EventFormatError:
                 skipped += 1
-                self.log_error(f"bad DSH event for {sid}: {str(raw)[:300]}")
+                # the error names the field; the event's text stays out of the log
+                self.log_error(f"bad DSH event for {sid} (seq {seq!r})")
             if isinstance(seq, int) and not isinstance(seq, bool):
                 self._last_seq[sid] = max(self._last_seq[sid], seq)
         flush()

@@ -292,8 +292,8 @@ def _log_error(
             f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} hook claude-code"
             f" {event or '?'}: {type(exc).__name__}: {exc}".replace("\n", " ")
         )
-        log.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        with log.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n" + "".join(traceback.format_exception(exc)) + "\n")
+        from convmem.core.paths import append_private
+
+        append_private(log, line + "\n" + "".join(traceback.format_exception(exc)) + "\n")
     except Exception:
         pass  # nowhere to report it; staying silent is still right for the host

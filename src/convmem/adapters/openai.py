@@ -342,27 +342,16 @@ class OpenAIMemory:
         nothing to inject the result is otherwise a plain copy. ``query`` defaults
         to the newest user text; ``budget`` overrides the token budget.
         """
-        self.record(messages)
         kept = [dict(m) for m in messages if not is_memory_message(m)]
-        visible = []
-        now = self.runtime.store.now()
-        for event in messages_to_events(self.session_id, kept):
-            stored_text = self.runtime.capture.prepare(event, now)[0][7]
-            if stored_text:
-                visible.append(stored_text)
         last_user = max(
             (i for i, m in enumerate(kept) if _is_message(m) and m.get("role") == "user"),
             default=None,
         )
-        step = 1
-        previous_model = False
-        for message in kept[(last_user or 0) :]:
-            model = _model_side(message)
-            step += int(model and not previous_model)
-            previous_model = model
-        text = self.runtime.pre_step(
-            self.session_id, visible, self._turn, step, query, budget=budget
-        )
+        try:
+            text = self._block(messages, kept, last_user, query, budget)
+        except Exception as exc:  # memory must never break the agent loop: fail open
+            _log_failure(self.runtime, exc)
+            return kept
         if text is None:
             return kept
         if last_user is None:
@@ -371,6 +360,33 @@ class OpenAIMemory:
                 last_user += 1
         kept.insert(last_user, self._memory_message(text, kept))
         return kept
+
+    def _block(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        kept: list[dict[str, Any]],
+        last_user: int | None,
+        query: str | None,
+        budget: int | None,
+    ) -> str | None:
+        """Record the list, then assemble; the block text or None."""
+        self.record(messages)
+        visible = []
+        now = self.runtime.store.now()
+        for event in messages_to_events(self.session_id, kept):
+            stored_text = self.runtime.capture.prepare(event, now)[0][7]
+            if stored_text:
+                visible.append(stored_text)
+        step = 1
+        previous_model = False
+        for message in kept[(last_user or 0) :]:
+            model = _model_side(message)
+            step += int(model and not previous_model)
+            previous_model = model
+        text: str | None = self.runtime.pre_step(
+            self.session_id, visible, self._turn, step, query, budget=budget
+        )
+        return text
 
     def _memory_message(self, text: str, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         api = self.api
@@ -383,3 +399,20 @@ class OpenAIMemory:
                 "content": [{"type": "input_text", "text": text}],
             }
         return {"role": "user", "name": MEMORY_NAME, "content": text}
+
+
+def _log_failure(runtime: MemoryRuntime, exc: BaseException) -> None:
+    import traceback
+
+    from convmem.core.paths import append_private
+
+    try:
+        log = runtime.settings.data_dir / str(runtime.settings["diagnostics.log_file"])
+        append_private(
+            log,
+            f"openai adapter: {type(exc).__name__}: {exc}\n"
+            + "".join(traceback.format_exception(exc))
+            + "\n",
+        )
+    except Exception:
+        pass

@@ -7,7 +7,6 @@ written to the error log and reported in one sentence, never as a traceback.
 
 from __future__ import annotations
 
-import os
 import sys
 import traceback
 from pathlib import Path
@@ -55,10 +54,9 @@ def _log_internal_error(ctx: AppContext | None) -> str:
         folder = ctx.settings.data_dir if ctx is not None else Path.home()
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         log = folder / "convmem.log"
-        # 0600 like the database: a traceback can quote what the user wrote
-        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8") as fh:
-            fh.write(traceback.format_exc() + "\n")
+        from convmem.core.paths import append_private
+
+        append_private(log, traceback.format_exc() + "\n")
         return str(log)
     except Exception:
         return "(no log could be written)"

@@ -32,3 +32,13 @@ def home_dir(home: str | None = None) -> str:
     in that file; see :func:`convmem.config.load_settings`.
     """
     return home or os.environ.get(ENV_HOME) or platform_data_dir()
+
+
+def append_private(path: str | os.PathLike[str], text: str) -> None:
+    """Append to a log file created 0600 (a traceback can quote what the user wrote)."""
+    folder = os.path.dirname(os.fspath(path))
+    if folder:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(fd, "a", encoding="utf-8") as fh:
+        fh.write(text)

@@ -195,6 +195,10 @@ class Extractor:
                 # the items of an event and the cursor past it commit together, so a
                 # process killed mid-run never extracts an event twice
                 with self.store.transaction():
+                    # another process may have extracted it since this one read the
+                    # cursor; inside the write transaction the answer is final
+                    if self._already_done(session_id, event.seq, retry):
+                        continue
                     self.extract_event(event, report)
                     if retry:
                         self.store.clear_pending(session_id, event.seq)
@@ -206,6 +210,11 @@ class Extractor:
                     self.store.add_pending(session_id, event.seq, f"{type(exc).__name__}: {exc}")
                     if not retry:
                         self.store.advance_checkpoint(session_id, "last_extract_seq", event.seq)
+
+    def _already_done(self, session_id: str, seq: int, retry: bool) -> bool:
+        if retry:
+            return not any(p["seq"] == seq for p in self.store.pending(session_id, MAX_ATTEMPTS))
+        return self.store.checkpoint(session_id).last_extract_seq >= seq
 
     # --- one event ---------------------------------------------------------------------------
 
@@ -342,6 +351,8 @@ class Extractor:
 
     def _patch_task_state(self, event: StoredEvent, sentences: list[str]) -> None:
         state = self.store.task_state(event.session_id)
+        if state.updated_by_seq is not None and state.updated_by_seq >= event.seq:
+            return  # this event (or a later one) was applied already: a replay
         changed = False
 
         def add(bucket: list[str], text: str) -> None:

@@ -158,7 +158,7 @@ def _driver_classes() -> tuple[Any, Any]:
 class PgDatabase(MemoryDatabase):
     """One PostgreSQL connection, migrated to the current schema on open."""
 
-    conn: Any  # a psycopg.Connection; the inherited transaction() only calls execute() on it
+    conn: Any  # psycopg's, with sqlite3's in_transaction, which transaction() reads
 
     def __init__(self, url: str, *, migrate: bool = True) -> None:
         import psycopg
@@ -167,8 +167,10 @@ class PgDatabase(MemoryDatabase):
         self.url = url
         self.path = redact(url)
         self._depth = 0
-        #: how many outermost transactions began: tells per-transaction state apart
+        #: outermost transactions begun, and rollbacks (a savepoint's included): together
+        #: they tell when locks taken earlier may have been released
         self.transactions = 0
+        self.rollbacks = 0
         try:
             connection, cursor = _driver_classes()
             self.conn = connection.connect(
@@ -201,6 +203,11 @@ class PgDatabase(MemoryDatabase):
             cur.lastrowid = cur.fetchone()["id"] if returning and cur.rowcount > 0 else None
         except psycopg.Error as exc:
             raise _explain(exc, self.path) from exc
+        except UnicodeEncodeError as exc:
+            raise StoreError(
+                f"cannot use that value with the database {self.path}: a text value is not"
+                " valid Unicode (it holds a lone surrogate)"
+            ) from exc
         return cur
 
     def executemany(self, sql: str, rows: Any) -> Any:
@@ -238,6 +245,10 @@ class PgDatabase(MemoryDatabase):
     def _begin(self) -> None:
         self.transactions += 1
         self.execute("BEGIN")
+
+    def _undo(self) -> None:
+        self.rollbacks += 1
+        super()._undo()
 
     @property
     def in_transaction(self) -> bool:

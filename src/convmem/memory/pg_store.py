@@ -45,7 +45,7 @@ class PgMemoryStore(MemoryStore):
         super().__init__(db, clock)
         self.pg = db
         self._locked: set[str] = set()
-        self._locked_in = -1
+        self._locked_in = (-1, -1)
         self._types: dict[str, dict[str, str]] = {}
 
     @classmethod
@@ -59,8 +59,10 @@ class PgMemoryStore(MemoryStore):
         """Inside a transaction, wait for the session's other transactions to finish."""
         if not self.pg.in_transaction:
             return
-        if self._locked_in != self.pg.transactions:
-            self._locked, self._locked_in = set(), self.pg.transactions
+        # a rollback (even to a savepoint) releases the locks taken after it
+        epoch = (self.pg.transactions, self.pg.rollbacks)
+        if self._locked_in != epoch:
+            self._locked, self._locked_in = set(), epoch
         if session_id not in self._locked:
             self.db.execute("SELECT pg_advisory_xact_lock(?)", (session_lock_key(session_id),))
             self._locked.add(session_id)
