@@ -41,6 +41,9 @@ EXTRACTOR = "rules-v1"
 ACTOR = "extractor"
 MAX_ITEM_CHARS = 400
 MAX_ATTEMPTS = 5
+#: Earlier items a new sentence is compared with: the newest ones, and topic matches.
+RELATED_WINDOW = 200
+RELATED_MATCHES = 50
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\u3400-\u9fff])|(?<=[。！？；])|\n+")
 
 
@@ -308,13 +311,24 @@ class Extractor:
         """Earlier user items this sentence corrects (or conflicts with)."""
         if cand.kind in ("open_question", "proposal"):
             return []
-        earlier = [
-            i
-            for i in self.store.items(session_id, statuses=("active", "disputed"))
-            if i.evidence_type == "user_explicit"
-            and (i.derived_from_seq or 0) < seq
-            and i.kind not in ("open_question", "proposal")
-        ]
+        # bounded: the newest items, plus older ones that share a topic word, so a
+        # long session does not make every sentence compare against all its memory
+        statuses = ("active", "disputed")
+        pool = {i.id: i for i in self.store.items(session_id, statuses, newest=RELATED_WINDOW)}
+        words = [w for w in cand.topic if len(w) >= 3]
+        if words:
+            for item, _ in self.store.search_items(session_id, words, RELATED_MATCHES, statuses):
+                pool.setdefault(item.id, item)
+        earlier = sorted(
+            (
+                i
+                for i in pool.values()
+                if i.evidence_type == "user_explicit"
+                and (i.derived_from_seq or 0) < seq
+                and i.kind not in ("open_question", "proposal")
+            ),
+            key=lambda i: (i.derived_from_seq or 0, i.id),
+        )
         if not earlier:
             return []
         units = {n["unit"] for n in cand.numbers if n.get("unit")}
