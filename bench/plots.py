@@ -480,6 +480,20 @@ def sec_targets(res: dict[str, dict[str, Any] | None]) -> str | None:
         rows.append(("pre-step p50 within 5× bare FTS5 at 1e5", f"{b['value']}×", word[b["met"]]))
         growth = ", ".join(f"{k.replace('->', ' → ')}: {v}×" for k, v in c["values"].items())
         rows.append(("10× more events costs ≤ 2× p50", growth, word[c["met"]]))
+    hook = res["hook"]
+    if hook and "target_ratio" in hook:
+        target = hook["target_ratio"]
+        for key, value in hook.items():
+            if key.startswith("ratio_") and isinstance(value, (int, float)):
+                what = key.removeprefix("ratio_").replace("ups", "UserPromptSubmit", 1)
+                what = what.replace("_to_bare_python", "").replace("_", " ")
+                rows.append(
+                    (
+                        f"Claude Code hook {what} ≤ {target:g}× bare `python -c pass`",
+                        f"{value}×",
+                        word[value <= target],
+                    )
+                )
     if not rows:
         return None
     return table(("target", "measured", "status"), rows, "lll")

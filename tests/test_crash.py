@@ -93,6 +93,4 @@ def test_extraction_applied_twice_changes_nothing(tmp_path: Path) -> None:
     with rt.store.transaction():  # what the second process still believes
         rt.store.set_checkpoint("s", "last_extract_seq", -1)
     Extractor(rt.store, rt.settings).run("s")
-    # today the items come out the same, but the current goal is listed among the
-    # superseded goals
     assert (rt.store.items("s", statuses), rt.store.task_state("s")) == before

@@ -38,12 +38,6 @@ from convmem.memory.store import MemoryStore
 from convmem.runtime import MemoryRuntime
 
 DB_NAME = "memory.sqlite"
-#: The known way derived memory still diverges (test_crash.py pins it with a strict xfail).
-TASK_STATE_REPLAY = (
-    "Extractor._patch_task_state (memory/extraction.py) is not idempotent: an event "
-    "applied again (two processes extracting one session, each from the cursor it read) "
-    "pushes the current goal into 'superseded' and re-adds trimmed progress lines"
-)
 
 
 @dataclass

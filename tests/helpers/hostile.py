@@ -356,11 +356,7 @@ def line_bytes(objects: st.SearchStrategy[Any]) -> st.SearchStrategy[bytes]:
 event_lines = line_bytes(mutated(EVENT_BASES))
 claude_lines = line_bytes(mutated(CLAUDE_BASES))
 dsh_lines = line_bytes(mutated(DSH_BASES))
-#: Known bug (test_hostile.py pins it, strict xfail): a record whose "type" is a list or
-#: an object fails its whole batch in DshServer._capture; such records are left out here.
-dsh_records = mutated(DSH_BASES).filter(
-    lambda r: not (isinstance(r, dict) and isinstance(r.get("type"), list | dict))
-)
+dsh_records = mutated(DSH_BASES)
 request_lines = line_bytes(
     mutated(
         [

@@ -42,8 +42,8 @@ ACTOR = "extractor"
 MAX_ITEM_CHARS = 400
 MAX_ATTEMPTS = 5
 #: Earlier items a new sentence is compared with: the newest ones, and topic matches.
-RELATED_WINDOW = 200
-RELATED_MATCHES = 50
+RELATED_WINDOW = 40
+RELATED_MATCHES = 40
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\u3400-\u9fff])|(?<=[。！？；])|\n+")
 
 
