@@ -205,8 +205,8 @@ def plot_latency(scale: dict[str, Any], out: Path) -> None:
             "target: p50 ≤ 5 ms at 1e5",
             (100_000, 5.0),
             textcoords="offset points",
-            xytext=(-10, -4),
-            ha="right",
+            xytext=(8, -14),
+            ha="left",
             fontsize=8,
             color="#d62728",
         )

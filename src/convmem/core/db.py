@@ -75,13 +75,26 @@ class MemoryDatabase:
             self.conn.row_factory = sqlite3.Row
             self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if self.path != ":memory:":
-                self.conn.execute("PRAGMA journal_mode = WAL")
+                self._enable_wal()
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("PRAGMA foreign_keys = ON")
             if migrate:
                 self.migrate()
         except sqlite3.Error as exc:
             raise _explain(exc, self.path) from exc
+
+    def _enable_wal(self) -> None:
+        # switching a fresh file to WAL needs a moment of exclusive access; several
+        # processes opening one new file at once wait for each other, within the bound
+        deadline = time.monotonic() + LOCK_RETRY_SECONDS
+        while True:
+            try:
+                self.conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc).lower() or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     # --- statements ------------------------------------------------------------------
 
