@@ -13,7 +13,10 @@ database, in the same run:
   alternating the backends query by query; p50 and p99. The blocks must be
   byte-identical on both backends (same BM25 scores), and the run says how many are;
 * **size**: bytes per event (the SQLite file after a WAL checkpoint; the PostgreSQL
-  database minus a freshly migrated empty one).
+  database minus a freshly migrated empty one);
+* **parity**: the smallest size again as a single session, where PostgreSQL's
+  per-session BM25 statistics equal SQLite's whole-table ones: how many blocks
+  (``assemble``, no log) are byte-identical.
 
 The server is a throwaway one from ``tests/pg_server.py`` (fsync on,
 ``synchronous_commit=off`` - the durability SQLite's WAL with ``synchronous=NORMAL``
@@ -165,19 +168,47 @@ def run_size(size: int, server: pg_server.Server, tmp: Path, count: int) -> dict
     return out
 
 
+def one_session_parity(size: int, server: pg_server.Server, count: int) -> dict[str, Any]:
+    """The same events as one session on both backends: how many blocks are identical.
+
+    With a single session PostgreSQL's per-session BM25 statistics are SQLite's
+    whole-table ones, so every block should be byte-identical.
+    """
+    events = list(synthetic_events(size, sessions=1))
+    runtimes = []
+    for store in (
+        MemoryStore.open(":memory:", lambda: CLOCK),
+        PgMemoryStore.open(server.url(server.create_database()), lambda: CLOCK),
+    ):
+        capture = Capture(store, load_settings(env={}))
+        for i in range(0, len(events), BATCH):
+            capture.capture_many(events[i : i + BATCH])
+        Extractor(store).run(events[0].session_id)
+        runtimes.append(MemoryRuntime(store, load_settings(env={})))
+    queries = _queries(events, count)
+    same = sum(
+        runtimes[0].assemble(s, [], query=q, log=False).text
+        == runtimes[1].assemble(s, [], query=q, log=False).text
+        for s, q in queries
+    )
+    for runtime in runtimes:
+        runtime.close()
+    return {"events": size, "queries": len(queries), "identical_blocks": same}
+
+
 ROWS = (
-    ("capture, 1 process (events/s)", "capture_events_per_s", True),
-    ("capture, 4 processes (events/s)", "capture_4_processes_events_per_s", True),
-    ("extraction (events/s)", "extraction_events_per_s", True),
-    ("pre-step p50 (ms)", "pre_step_p50_ms", False),
-    ("pre-step p99 (ms)", "pre_step_p99_ms", False),
-    ("database bytes per event", "bytes_per_event", False),
+    ("capture, 1 process (events/s)", "capture_events_per_s"),
+    ("capture, 4 processes (events/s)", "capture_4_processes_events_per_s"),
+    ("extraction (events/s)", "extraction_events_per_s"),
+    ("pre-step p50 (ms)", "pre_step_p50_ms"),
+    ("pre-step p99 (ms)", "pre_step_p99_ms"),
+    ("database bytes per event", "bytes_per_event"),
 )
 
 
-def table(results: list[dict[str, Any]]) -> str:
+def table(results: list[dict[str, Any]], parity: dict[str, Any]) -> str:
     lines = [f"{'metric':34} {'events':>8} {'sqlite':>11} {'postgresql':>11} {'pg/sqlite':>10}"]
-    for label, key, _ in ROWS:
+    for label, key in ROWS:
         for r in results:
             lite, pg = r["sqlite"][key], r["postgresql"][key]
             ratio = pg / lite if lite else 0.0
@@ -187,6 +218,10 @@ def table(results: list[dict[str, Any]]) -> str:
             f"{'identical pre-step blocks':34} {r['events']:>8,}"
             f" {r['identical_blocks']:>11}/{r['pre_step_queries']}"
         )
+    lines.append(
+        f"{'identical blocks, one session':34} {parity['events']:>8,}"
+        f" {parity['identical_blocks']:>11}/{parity['queries']}"
+    )
     return "\n".join(lines)
 
 
@@ -210,14 +245,16 @@ def main() -> None:
         info["postgresql"] = server_version(server)
         with tempfile.TemporaryDirectory() as tmp:
             results = [run_size(size, server, Path(tmp), args.queries) for size in sizes]
+        parity = one_session_parity(sizes[0], server, args.queries)
     finally:
         server.stop()
     print(f"pg-compare: synthetic_events(N, sessions={SESSIONS}), PostgreSQL beside SQLite")
     print(machine_line(info) + f", {info['postgresql']}")
-    print(table(results))
+    print(table(results, parity))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "pg-compare.json").write_text(
-        json.dumps({"machine": info, "results": results}, indent=2) + "\n", "utf-8"
+        json.dumps({"machine": info, "results": results, "one_session": parity}, indent=2) + "\n",
+        "utf-8",
     )
 
 

@@ -66,6 +66,7 @@ def load_all(results: Path) -> dict[str, dict[str, Any] | None]:
         "hook": load(results / "hook-latency.json"),
         "dsh": load(results / "dsh-roundtrip.json"),
         "pg": load(newest(results, "pg-compare*.json") or newest(results, "pg_compare*.json")),
+        "range": load(newest(results, "fts-session-range-*.json")),
     }
 
 
@@ -613,6 +614,36 @@ def sec_pg(res: dict[str, dict[str, Any] | None]) -> str | None:
     return head + out + source(pg)
 
 
+def sec_fts_range(res: dict[str, dict[str, Any] | None]) -> str | None:
+    doc = res["range"]
+    if not doc:
+        return None
+    rows = []
+    for r in doc["sizes"]:
+        live, glob, ranged = r["live"], r["global"], r["session range"]
+        rows.append(
+            (
+                fmt_events(r["events"]),
+                r["sessions"],
+                r["queries"],
+                f"{live['p50_ms']:.2f} / {live['p99_ms']:.1f}",
+                f"{glob['p50_ms']:.2f} / {glob['p99_ms']:.1f}",
+                f"{ranged['p50_ms']:.2f} / {ranged['p99_ms']:.1f}",
+                f"{glob['p50_ms'] / ranged['p50_ms']:.1f}×",
+            )
+        )
+    header = (
+        "events",
+        "sessions",
+        "queries",
+        "live `events_fts` p50 / p99 ms",
+        "fresh global p50 / p99 ms",
+        "session rowid range p50 / p99 ms",
+        "global / range p50",
+    )
+    return table(header, rows) + source(doc)
+
+
 SECTIONS: dict[str, Callable[[dict[str, dict[str, Any] | None]], str | None]] = {
     "machine": sec_machine,
     "targets": sec_targets,
@@ -623,6 +654,7 @@ SECTIONS: dict[str, Callable[[dict[str, dict[str, Any] | None]], str | None]] = 
     "scale-capture": sec_scale_capture,
     "scale-prestep": sec_scale_prestep,
     "scale-profile": sec_scale_profile,
+    "fts-session-range": sec_fts_range,
     "hook-latency": sec_hook,
     "dsh-roundtrip": sec_dsh,
     "pg-compare": sec_pg,

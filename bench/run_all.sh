@@ -3,6 +3,7 @@
 #
 #   bash bench/run_all.sh            # full run (about an hour on 2 cores)
 #   QUICK=1 bash bench/run_all.sh    # smoke run: 2 LoCoMo conversations, scale 1e3-1e4
+#   SKIP="pg-compare capture" bash bench/run_all.sh   # leave some out (names as printed)
 #
 # The benchmarks run on a snapshot of src/ and bench/ taken at the start, so that
 # every figure of one run is of one source state even while the checkout changes.
@@ -30,6 +31,10 @@ cd "$SNAP"
 run() { # run NAME TXT CMD... : run a benchmark, tee its output to TXT
     local name=$1 txt=$2
     shift 2
+    if [[ " ${SKIP:-} " == *" $name "* ]]; then
+        echo "=== $name skipped (SKIP)"
+        return
+    fi
     echo "=== $name: $*"
     local start=$SECONDS
     if "$@" 2>&1 | tee "$txt"; then

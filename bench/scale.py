@@ -204,20 +204,30 @@ def file_bytes(db: Path) -> int:
 
 
 def pick_queries(conn: sqlite3.Connection, count: int) -> list[tuple[str, str, str]]:
-    """``count`` user messages evenly spaced over the stream, each with an FTS term."""
-    usable: list[tuple[str, str, str]] = []
-    for session_id, text in conn.execute(
-        "SELECT session_id, text FROM events WHERE type = 'user/message' ORDER BY rowid"
+    """``count`` user messages evenly spaced over the stream, each with an FTS term.
+
+    Only row ids are kept while scanning, so the harness's own memory stays small
+    and the query phase's peak RSS is the runtime's.
+    """
+    usable: list[int] = []
+    for rowid, text in conn.execute(
+        "SELECT rowid, text FROM events WHERE type = 'user/message' ORDER BY rowid"
     ):
-        terms = [t for t in query_signals(text).terms if len(t) >= 3]
-        if terms:
-            usable.append((session_id, text, " OR ".join(fts_phrase(t) for t in terms)))
+        if any(len(t) >= 3 for t in query_signals(text).terms):
+            usable.append(rowid)
     if len(usable) > count:
         step = len(usable) / count
         usable = [usable[int(i * step)] for i in range(count)]
     # a fixed shuffle, so that a run cut short by the time cap is still a fair sample
     random.Random(QUERY_SEED).shuffle(usable)
-    return usable
+    picked = []
+    for rowid in usable:
+        session_id, text = conn.execute(
+            "SELECT session_id, text FROM events WHERE rowid = ?", (rowid,)
+        ).fetchone()
+        terms = [t for t in query_signals(text).terms if len(t) >= 3]
+        picked.append((session_id, text, " OR ".join(fts_phrase(t) for t in terms)))
+    return picked
 
 
 def percentile(sorted_ms: list[float], q: float) -> float:

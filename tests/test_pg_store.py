@@ -282,6 +282,13 @@ def test_status_and_check_on_postgresql(cli: Cli, pg: pg_server.PgBackend, tmp_p
     assert human.code == 0 and "store: postgresql postgresql://" in human.out
 
 
+def test_status_never_shows_a_password(cli: Cli, pg: pg_server.PgBackend) -> None:
+    url = pg.url().replace("postgresql://convmem@", "postgresql://convmem:s3cret@")
+    data = cli("--store", url, "status", "--json")
+    assert data.code == 0, data
+    assert "s3cret" not in data.out and "convmem:***@" in data.json()["store"]["location"]
+
+
 def test_text_postgresql_cannot_hold_is_repaired_not_refused(pg: pg_server.PgBackend) -> None:
     # SQLite stores U+0000; PostgreSQL text cannot, so the adapter writes U+FFFD instead
     store = pg.store()

@@ -369,3 +369,18 @@ def test_a_rejected_events_private_text_stays_out_of_the_error_log(tmp_path: Pat
     )
     assert json.loads(proc.stdout)["skipped"] == 1
     assert _leaks(home, CANARY) == [] and _leaks(home, "AKIAIOSFODNN7EXAMPLE") == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="assembly.py Assembler.assemble scrubs the query before normalize_text, so a "
+    "control character hides a secret or a private tag until normalization removes it",
+)
+def test_a_control_character_cannot_hide_a_secret_in_a_query(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with MemoryRuntime.open(load_settings(home=home, env={})) as rt:
+        rt.on_events([Event("s", 1, "user/message", "The budget is 3000 tokens.")])
+        rt.pre_step(
+            "s", None, query=f"key AKIA\x00IOSFODNN7EXAMPLE <priv\x01ate>{CANARY}</private>"
+        )
+    assert _leaks(home, "AKIAIOSFODNN7EXAMPLE") == [] and _leaks(home, CANARY) == []

@@ -61,7 +61,7 @@ def status(
     except StoreError as exc:
         if not check:
             raise
-        location = str(settings["store"] or settings.db_path)
+        location = _location(store, settings)
         report = {"store": {"backend": store.backend, "location": location}, "error": str(exc)}
     if check:
         problems = store.integrity_check()
@@ -69,12 +69,19 @@ def status(
     return report
 
 
+def _location(store: MemoryStore, settings: Settings) -> str:
+    # a PostgreSQL store's path is its URL with any password masked
+    if store.backend == "postgresql":
+        return str(store.db.path)
+    return str(settings["store"] or settings.db_path)
+
+
 def _overview(store: MemoryStore, settings: Settings, session_id: str | None) -> dict[str, Any]:
     info = sqlite_info() if store.backend == "sqlite" else {}
     report: dict[str, Any] = {
         "store": {
             "backend": store.backend,
-            "location": str(settings["store"] or settings.db_path),
+            "location": _location(store, settings),
             "schema_version": store.schema_version(),
             "schema_expected": SCHEMA_VERSION,
             **info,

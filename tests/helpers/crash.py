@@ -133,7 +133,6 @@ _SNAPSHOT = {
 EVENT_TABLES = ("events", "archive", "checkpoints", "pending_extraction")
 #: Tables extraction derives from them.
 DERIVED_TABLES = ("memory_items", "memory_events", "task_state")
-ITEM_TABLES = ("memory_items", "memory_events")
 
 
 def snapshot(db_path: Path, tables: Iterable[str] = _SNAPSHOT) -> dict[str, list[tuple[Any, ...]]]:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from convmem.core.schema import MIGRATIONS, SCHEMA_VERSION
+from convmem.core.schema import MIGRATIONS
 from convmem.errors import SchemaTooNewError, StoreBusyError, StoreError
 
 BUSY_TIMEOUT_MS = 5000
@@ -62,6 +62,9 @@ def _unbindable(exc: UnicodeEncodeError | OverflowError, path: str) -> StoreErro
 
 class MemoryDatabase:
     """One SQLite connection, migrated to the current schema on open."""
+
+    #: The ordered, named migrations this database runs (a subclass brings its own).
+    migrations = MIGRATIONS
 
     def __init__(self, path: str | os.PathLike[str], *, migrate: bool = True) -> None:
         self.path = str(path)
@@ -207,13 +210,13 @@ class MemoryDatabase:
     def migrate(self) -> list[str]:
         """Apply the migrations this file has not seen; return their names."""
         current = self.schema_version()
-        if current > SCHEMA_VERSION:
+        if current > len(self.migrations):
             raise SchemaTooNewError(
                 f"the database {self.path} has schema version {current}, newer than this "
-                f"convmem understands ({SCHEMA_VERSION}); upgrade convmem"
+                f"convmem understands ({len(self.migrations)}); upgrade convmem"
             )
         applied: list[str] = []
-        for number, (name, func) in enumerate(MIGRATIONS, start=1):
+        for number, (name, func) in enumerate(self.migrations, start=1):
             if number <= current:
                 continue
             with self.transaction():

@@ -12,14 +12,13 @@ outside ``transaction()`` commits alone, as with SQLite's ``isolation_level=None
 from __future__ import annotations
 
 import re
-import time
 from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from convmem.core.db import MemoryDatabase, Params
-from convmem.errors import SchemaTooNewError, StoreBusyError, StoreError
-from convmem.memory.pg_schema import IDENTITY_TABLES, MIGRATIONS, SCHEMA_VERSION
+from convmem.errors import StoreBusyError, StoreError
+from convmem.memory.pg_schema import IDENTITY_TABLES, MIGRATIONS
 
 #: Oldest server with everything the schema and the search use (``regexp_count``).
 MIN_SERVER_VERSION = 150000
@@ -158,6 +157,8 @@ def _driver_classes() -> tuple[Any, Any]:
 class PgDatabase(MemoryDatabase):
     """One PostgreSQL connection, migrated to the current schema on open."""
 
+    migrations = MIGRATIONS
+
     conn: Any  # psycopg's, with sqlite3's in_transaction, which transaction() reads
 
     def __init__(self, url: str, *, migrate: bool = True) -> None:
@@ -189,7 +190,11 @@ class PgDatabase(MemoryDatabase):
                 " needs 15 or newer"
             )
         if migrate:
-            self.migrate()
+            try:
+                self.migrate()
+            except BaseException:
+                self.conn.close()
+                raise
 
     # --- statements ------------------------------------------------------------------
 
@@ -265,36 +270,14 @@ class PgDatabase(MemoryDatabase):
     def migrate(self) -> list[str]:
         """Apply the migrations this database has not seen; return their names.
 
-        A session-level advisory lock makes concurrent openers wait for each other, so
-        each migration runs once even when many hosts start together.
+        A session-level advisory lock makes hosts that open a new database at the same
+        time wait for each other, so each migration runs once.
         """
-        applied: list[str] = []
         self.execute("SELECT pg_advisory_lock(?)", (MIGRATION_LOCK,))
         try:
-            current = self.schema_version()
-            if current > SCHEMA_VERSION:
-                raise SchemaTooNewError(
-                    f"the database {self.path} has schema version {current}, newer than this"
-                    f" convmem understands ({SCHEMA_VERSION}); upgrade convmem"
-                )
-            for number, (name, func) in enumerate(MIGRATIONS, start=1):
-                if number <= current:
-                    continue
-                with self.transaction():
-                    func(self)
-                    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-                    self.execute(
-                        "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-                        (f"migration:{name}", now),
-                    )
-                    self.execute(
-                        "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?)",
-                        (str(number),),
-                    )
-                applied.append(name)
+            return super().migrate()
         finally:
             self.execute("SELECT pg_advisory_unlock(?)", (MIGRATION_LOCK,))
-        return applied
 
     # --- diagnostics -----------------------------------------------------------------
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from convmem.core import schema as sqlite_schema
+
 
 class _Executor(Protocol):
     def execute_script(self, sql: str) -> None: ...
@@ -331,16 +333,7 @@ def v3_host_cursors(db: _Executor) -> None:
     )
 
 
-@migration
-def v4_item_order_indexes(db: _Executor) -> None:
-    """Indexes for the per-step item lookups: newest by status, and by source event."""
-    db.execute_script(
-        """
-        CREATE INDEX memory_items_status_seq ON memory_items(session_id, status, derived_from_seq);
-        CREATE INDEX memory_items_seq ON memory_items(session_id, derived_from_seq);
-        DROP INDEX memory_items_session_status;
-        """
-    )
-
+# SQL both dialects accept is registered as it is, under the same name
+migration(sqlite_schema.v4_item_order_indexes)
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -11,10 +11,10 @@ SQLite-only constructs). This class overrides only what differs in meaning:
   per batch, rows sorted by key so that concurrent batches lock in the same order.
 * **Concurrency.** SQLite serializes all writers; PostgreSQL runs them in parallel.
   Where a transaction reads state and then writes on the strength of it (cursors,
-  the active item with a content hash, task state, an item's status, assembly log
-  retention), the store first takes the session's transaction-level advisory lock,
-  so the transactions of one session run one at a time and different sessions
-  never wait for each other.
+  the active item with a content hash before superseding or disputing items, task
+  state, assembly log retention), the store first takes the session's
+  transaction-level advisory lock, so the transactions of one session run one at
+  a time and different sessions never wait for each other.
 """
 
 from __future__ import annotations
@@ -82,15 +82,6 @@ class PgMemoryStore(MemoryStore):
     def task_state(self, session_id: str) -> TaskState:
         self._lock_session(session_id)
         return super().task_state(session_id)
-
-    def update_item(self, item_id: str, **fields: Any) -> None:
-        if self.pg.in_transaction:
-            session_id = self.db.scalar(
-                "SELECT session_id FROM memory_items WHERE id = ?", (item_id,)
-            )
-            if session_id is not None:
-                self._lock_session(str(session_id))
-        super().update_item(item_id, **fields)
 
     def insert_assembly_log(self, log: dict[str, Any], retention: int) -> int:
         with self.transaction():
