@@ -1,0 +1,1 @@
+"""rules-v1, frozen for comparison."""
