@@ -4,61 +4,38 @@ Runs incrementally from ``checkpoints.last_extract_seq``. Only the person's own
 words (:func:`convmem.capture.is_user_evidence`) become ``user_explicit`` items of
 any kind; an assistant message can yield at most ``proposal`` items with
 ``assistant_proposal`` evidence. Tool output, other plugins' messages and
-convmem's own block are never read here.
+convmem's own block are never read here, and material the person pasted into a
+message (logs, code, traces, tables) is never read as something they said.
 
-Each sentence is classified by cue words (``memory/cues.py``). A sentence that
-corrects an earlier one creates a new item and supersedes the old one; a
-conflicting restatement without a correction cue marks both ``disputed``. A
-message whose extraction fails is queued in ``pending_extraction`` and retried;
-the event itself is never touched.
+Each message is cut into clauses and each clause judged by what it does
+(:mod:`convmem.memory.candidates`); a kept clause becomes one item holding the
+clause as said. A clause that corrects an earlier item supersedes that item only;
+a conflicting statement without a correction cue marks both ``disputed``; a
+retraction ("forget the parking thing") retracts the item it names
+(:mod:`convmem.memory.links`). A message whose extraction fails is queued in
+``pending_extraction`` and retried; the event itself is never touched.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from convmem.capture import is_generated, is_user_evidence
-from convmem.core.text import (
-    clip,
-    dedupe_key,
-    has_cjk,
-    latin_words,
-    numbers,
-    paths,
-    stable_id,
-)
+from convmem.core.text import clip, dedupe_key, stable_id
 from convmem.memory import cues
+from convmem.memory.candidates import Candidate, candidates
+from convmem.memory.links import relate
 from convmem.memory.models import MemoryItem, StoredEvent
 
 if TYPE_CHECKING:
     from convmem.config import Settings
     from convmem.memory.store import MemoryStore
 
-EXTRACTOR = "rules-v1"
+EXTRACTOR = "acts-v1"
 ACTOR = "extractor"
-MAX_ITEM_CHARS = 400
 MAX_ATTEMPTS = 5
-#: Earlier items a new sentence is compared with: the newest ones, and topic matches.
-RELATED_WINDOW = 40
-RELATED_MATCHES = 40
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\u3400-\u9fff])|(?<=[。！？；])|\n+")
-
-
-@dataclass
-class Candidate:
-    """A sentence classified as a memory item, before it is stored."""
-
-    kind: str
-    content: str
-    topic: tuple[str, ...]
-    numbers: list[dict[str, Any]]
-    conditions: list[str]
-    scope: list[str]
-    correction: bool = False
-    index: int = 0
 
 
 @dataclass
@@ -67,97 +44,9 @@ class ExtractionReport:
     created: int = 0
     superseded: int = 0
     disputed: int = 0
+    retracted: int = 0
     failed: int = 0
     items: list[str] = field(default_factory=list)
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of a message, English and Chinese; code blocks are skipped."""
-    text = re.sub(r"```.*?(```|\Z)", " ", text, flags=re.DOTALL)
-    parts = [p.strip(" \t-*•>#") for p in _SENTENCE_END.split(text)]
-    return [p for p in parts if p and len(p) >= 2]
-
-
-def topic_words(sentence: str) -> tuple[str, ...]:
-    """Content words that say what a sentence is about (for linking corrections)."""
-    words: list[str] = []
-    for w in latin_words(sentence):
-        if w in cues.STOPWORDS or w.isdigit() or len(w) < 3:
-            continue
-        stem = w[:-1] if w.endswith("s") and len(w) > 4 else w
-        words.append(stem)
-    if has_cjk(sentence):
-        stripped = re.sub(r"[\d\s,，。.!！?？;；:：、]+", " ", sentence)
-        for cue in ("必须", "不要", "不能", "改成", "改为", "我们", "决定", "是否", "而是", "不是"):
-            stripped = stripped.replace(cue, " ")
-        for run in re.findall(r"[\u4e00-\u9fff]{2,}", stripped):
-            words.extend(run[i : i + 2] for i in range(len(run) - 1))
-    seen: dict[str, None] = {}
-    for w in words:
-        seen.setdefault(w, None)
-    return tuple(seen)
-
-
-def number_conditions(sentence: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """Numbers with their unit and the conditions in scope in the same sentence."""
-    found = numbers(sentence)
-    spans = [(n.start, n.end) for n in found]
-    conditions: list[str] = []
-    for m in cues.CONDITION.finditer(sentence):
-        phrase = m.group().strip()
-        # a condition is not the number itself ("under 200 ms" is the value)
-        if any(s <= m.start() and m.end() <= e for s, e in spans):
-            continue
-        if phrase.lower().startswith(("under ", "over ", "within ")) and any(
-            m.start() <= s < m.end() for s, _ in spans
-        ):
-            continue
-        if phrase not in conditions:
-            conditions.append(phrase)
-    out = []
-    for n in found:
-        before = sentence[max(0, n.start - 14) : n.start]
-        if cues.REJECTED_NUMBER.search(before):
-            continue  # "2000, not 3000": 3000 is the value being replaced
-        if n.unit is None and re.search(r"\b[A-Z][A-Za-z]+\s*v?$", before):
-            continue  # "PostgreSQL 16": a version, not a quantity
-        cond_here = [c for c in conditions if c not in n.raw and n.raw not in c]
-        out.append({**n.as_dict(), "conditions": cond_here})
-    return out, conditions
-
-
-def classify(sentence: str, from_user: bool) -> Candidate | None:
-    """The memory kind of one sentence, or None if it is not worth remembering."""
-    text = sentence.strip()
-    if len(text) < 4:
-        return None
-    nums, conditions = number_conditions(text)
-    scope = paths(text)
-    topic = topic_words(text)
-    if not from_user:
-        if cues.PROPOSAL.search(text):
-            return Candidate("proposal", clip(text, MAX_ITEM_CHARS), topic, nums, conditions, scope)
-        return None
-    correction = bool(cues.CORRECTION.search(text))
-    if cues.OPEN_QUESTION.search(text) and text.rstrip().endswith(("?", "？")):
-        kind = "open_question"
-    elif cues.DECISION.search(text):
-        kind = "decision"
-    elif cues.CONSTRAINT.search(text):
-        kind = "constraint"
-    elif cues.PREFERENCE.search(text):
-        kind = "preference"
-    elif cues.LIMIT.search(text):
-        kind = "constraint"
-    elif (nums and (any(n["unit"] for n in nums) or correction)) or scope:
-        kind = "fact"
-    else:
-        return None
-    if kind == "open_question":
-        correction = False
-    if not (topic or nums or scope):
-        return None
-    return Candidate(kind, clip(text, MAX_ITEM_CHARS), topic, nums, conditions, scope, correction)
 
 
 class Extractor:
@@ -230,138 +119,107 @@ class Extractor:
             from_user = False
         else:
             return
-        sentences = split_sentences(event.text)
-        for index, sentence in enumerate(sentences):
-            cand = classify(sentence, from_user)
-            if cand is None:
-                continue
-            cand.index = index
-            self._store_candidate(event, cand, from_user, report)
+        made: list[MemoryItem] = []
+        for cand in candidates(event.text, from_user):
+            item = self._store_candidate(event, cand, from_user, report, made)
+            if item is not None:
+                made.append(item)
         if from_user:
-            self._patch_task_state(event, sentences)
+            from convmem.memory.segment import sentences
+
+            self._patch_task_state(event, [s.text for s in sentences(event.text)])
 
     def _store_candidate(
-        self, event: StoredEvent, cand: Candidate, from_user: bool, report: ExtractionReport
-    ) -> None:
+        self,
+        event: StoredEvent,
+        cand: Candidate,
+        from_user: bool,
+        report: ExtractionReport,
+        made: list[MemoryItem],
+    ) -> MemoryItem | None:
         session_id = event.session_id
-        content_hash = dedupe_key(f"{cand.kind}\n{cand.content}")
         ref = f"seq:{event.seq}"
+        link = relate(self.store, session_id, cand, event.seq, made) if from_user else None
+        if cand.retraction:
+            if link is not None and link.relation == "retracts":
+                self._retract(link.target, event.seq, report)
+            return None
+        if cand.kind is None:
+            if link is None or link.relation != "supersedes":
+                return None  # "make it 250 ms" with nothing to correct says nothing
+            cand.kind = link.target.kind
+        content_hash = dedupe_key(f"{cand.kind}\n{cand.content}")
         same = self.store.items_with_hash(session_id, content_hash)
         if any(ref in i.source_refs for i in same):
-            return  # this sentence of this event was extracted before (a replay)
+            return None  # this clause of this event was extracted before (a replay)
         existing = next((i for i in same if i.status == "active"), None)
         if existing is not None:
             if ref not in existing.source_refs:
                 refs = sorted({*existing.source_refs, ref}, key=_ref_key)
                 self.store.update_item(existing.id, source_refs_json=_json(refs))
-            return
-        targets = self._related(session_id, cand, event.seq) if from_user else []
-        if cand.correction and targets and cand.kind in ("fact", "preference"):
-            cand.kind = targets[0].kind  # "make it 2000" restates the corrected item's kind
+            return None
+        if link is not None and link.relation == "supersedes" and cand.kind in ("fact", "preference"):
+            if link.target.kind in ("constraint", "decision"):
+                cand.kind = link.target.kind  # "make it 2000" restates the corrected item's kind
         item_id = stable_id("mem", session_id, event.seq, cand.index, cand.kind)
         if self.store.item(item_id) is not None:
-            return  # already extracted (replay)
+            return None  # already extracted (replay)
+        superseding = link is not None and link.relation == "supersedes"
         item = MemoryItem(
             id=item_id,
             session_id=session_id,
             kind=cand.kind,
             content=cand.content,
             evidence_type="user_explicit" if from_user else "assistant_proposal",
-            topic=" ".join(cand.topic),
+            topic=cand.topic,
             conditions=tuple(cand.conditions),
             scope=tuple(cand.scope),
             numbers=tuple(cand.numbers),
             source_refs=(ref,),
-            supersedes=tuple(t.id for t in targets if cand.correction),
+            supersedes=(link.target.id,) if superseding and link else (),
             content_hash=content_hash,
             extractor=EXTRACTOR,
             derived_from_seq=event.seq,
         )
         if not self.store.insert_item(item):
-            return
+            return None
         report.created += 1
         report.items.append(item_id)
         self.store.record_memory_event(
-            item_id, session_id, "created", ACTOR, {"seq": event.seq, "kind": cand.kind}
+            item_id,
+            session_id,
+            "created",
+            ACTOR,
+            {"seq": event.seq, "kind": cand.kind, "why": cand.act.reason},
         )
-        for old in targets:
-            if cand.correction:
-                self.store.update_item(old.id, status="superseded", superseded_by=item_id)
+        if link is None:
+            return item
+        old = link.target
+        if link.relation == "supersedes":
+            self.store.update_item(old.id, status="superseded", superseded_by=item_id)
+            self.store.record_memory_event(
+                old.id, session_id, "superseded", ACTOR,
+                {"by": item_id, "seq": event.seq, "why": link.why},
+            )  # fmt: skip
+            report.superseded += 1
+        elif link.relation == "disputes":
+            for disputed, other in ((old.id, item_id), (item_id, old.id)):
+                self.store.update_item(disputed, status="disputed")
                 self.store.record_memory_event(
-                    old.id,
-                    session_id,
-                    "superseded",
-                    ACTOR,
-                    {"by": item_id, "seq": event.seq},
-                )
-                report.superseded += 1
-            else:
-                for disputed in (old.id, item_id):
-                    self.store.update_item(disputed, status="disputed")
-                    self.store.record_memory_event(
-                        disputed,
-                        session_id,
-                        "disputed",
-                        ACTOR,
-                        {"with": item_id if disputed == old.id else old.id, "seq": event.seq},
-                    )
-                report.disputed += 1
+                    disputed, session_id, "disputed", ACTOR,
+                    {"with": other, "seq": event.seq, "why": link.why},
+                )  # fmt: skip
+            report.disputed += 1
+            item = self.store.item(item_id) or item
+        return item
 
-    def _related(self, session_id: str, cand: Candidate, seq: int) -> list[MemoryItem]:
-        """Earlier user items this sentence corrects (or conflicts with)."""
-        if cand.kind in ("open_question", "proposal"):
-            return []
-        # bounded: the newest items, plus older ones that share a topic word, so a
-        # long session does not make every sentence compare against all its memory
-        statuses = ("active", "disputed")
-        pool = {i.id: i for i in self.store.items(session_id, statuses, newest=RELATED_WINDOW)}
-        words = [w for w in cand.topic if len(w) >= 3]
-        if words:
-            for item, _ in self.store.search_items(session_id, words, RELATED_MATCHES, statuses):
-                pool.setdefault(item.id, item)
-        earlier = sorted(
-            (
-                i
-                for i in pool.values()
-                if i.evidence_type == "user_explicit"
-                and (i.derived_from_seq or 0) < seq
-                and i.kind not in ("open_question", "proposal")
-            ),
-            key=lambda i: (i.derived_from_seq or 0, i.id),
-        )
-        if not earlier:
-            return []
-        units = {n["unit"] for n in cand.numbers if n.get("unit")}
-        values = {n["value"] for n in cand.numbers}
-        best: list[tuple[float, int, MemoryItem]] = []
-        for item in earlier:
-            overlap = len(set(cand.topic) & set(item.topic.split()))
-            item_units = {n["unit"] for n in item.numbers if n.get("unit")}
-            item_values = {n["value"] for n in item.numbers}
-            same_unit = bool(units & item_units)
-            if cand.correction:
-                score = overlap + (2 if same_unit else 0)
-                if values and item_values and not (values - item_values):
-                    continue  # restates the same value: not a correction of this item
-                if score >= 2 or (same_unit and overlap >= 1):
-                    best.append((score, item.derived_from_seq or 0, item))
-            elif (
-                same_unit
-                and overlap >= 2
-                and values
-                and item_values
-                and values.isdisjoint(item_values)
-            ):
-                best.append((overlap + 2, item.derived_from_seq or 0, item))
-        if not best and cand.correction and units:
-            # "actually, make it 2000 tokens": the latest item with that unit
-            same = [i for i in earlier if units & {n["unit"] for n in i.numbers if n.get("unit")}]
-            if same:
-                return [same[-1]]
-        if not best:
-            return []
-        best.sort(key=lambda t: (-t[0], -t[1], t[2].id))
-        return [best[0][2]]
+    def _retract(self, old: MemoryItem, seq: int, report: ExtractionReport) -> None:
+        self.store.update_item(old.id, status="retracted")
+        self.store.record_memory_event(
+            old.id, old.session_id, "retracted", ACTOR,
+            {"from": old.status, "seq": seq, "reason": "the person withdrew it"},
+        )  # fmt: skip
+        report.retracted += 1
 
     def _patch_task_state(self, event: StoredEvent, sentences: list[str]) -> None:
         state = self.store.task_state(event.session_id)

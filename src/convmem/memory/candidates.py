@@ -1,0 +1,203 @@
+"""From one message to the memory items it should yield, before any storage.
+
+:func:`candidates` is a pure function of a message's text: pasted material is set
+aside, the prose is cut into clauses (:mod:`convmem.memory.segment`), each clause
+is judged (:mod:`convmem.memory.acts`), and each kept clause becomes a
+:class:`Candidate` holding the clause as said, its numbers with their conditions,
+the paths it names, its subject key and what it says about earlier items
+(:mod:`convmem.memory.subjects`). A correction ("make it 250 ms", "改用 MinIO")
+and a retraction ("forget the parking thing") are candidates too, even when the
+clause alone would be nothing: whether they link to something is decided against
+the stored items (:mod:`convmem.memory.links`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from convmem.core.numbers import Value
+from convmem.core.text import clip, paths
+from convmem.memory import acts, segment, subjects
+
+MAX_ITEM_CHARS = 400
+
+#: Phrases that qualify a number: percentile, load, environment, period, scope.
+CONDITION = re.compile(
+    r"\b[pP]\d{2,3}(?:\.\d)?\b|\b\d{2}(?:th|st|nd|rd) percentile\b"
+    r"|\b(?:median|average|mean|worst[- ]case|steady[- ]state|round[- ]trip|one[- ]way|each way"
+    r"|all[- ]in|before tax(?:es)?|after tax(?:es)?|pre-tax|gross|net|per head|per capita)\b"
+    r"|\b(?:at|during|under)\s+(?:peak(?:\s+(?:hours?|load|traffic|times?))?|load|full load)\b"
+    r"|\bat\s+\d[\d.,]*\s?[kKmM]?\s?(?:rps|qps|tps|req/s|requests?(?:/s| per second)?|users"
+    r"|concurrent \w+|connections|rpm)\b"
+    r"|\b(?:in|on|for)\s+(?:production|prod|staging|dev|development|ci|tests?|the tests|local"
+    r"|mobile|desktop|weekdays|weekends|the weekend|fridays|mondays|holidays|business days)\b"
+    r"|\bper\s+(?:night|person|month|day|year|week|hour|head|user|request|pax|room|ticket|call"
+    r"|seat|sprint|run|batch|page|item|kg|gb|unit|team|service|instance|pod|node|core)\b"
+    r"|(?<=\d)\s*(?:a|an)\s+(?:night|month|day|year|week|hour|person|head)\b"
+    r"|/(?:night|month|mo|day|year|yr|week|hour|hr|person|pp)\b"
+    r"|[Pp]\d{2,3}|高峰期?|峰值|每(?:人|晚|天|日|月|年|周|次|小时|秒|分钟|间|位|张|个人|单)"
+    r"|周末|工作日|平时|节假日|旺季|淡季|含税|不含税|税前|税后|往返|单程|平均"
+    r"|在[^，。,；;]{1,12}?(?:下|时|中|期间|环境|上)(?=[，,\s]|$|[^\u3400-\u9fff]|[\u3400-\u9fff])",
+)
+
+
+@dataclass
+class Candidate:
+    """A clause judged worth remembering (or a correction/retraction to check)."""
+
+    kind: str | None
+    content: str
+    start: int
+    end: int
+    topic: str
+    numbers: list[dict[str, Any]]
+    conditions: list[str]
+    scope: list[str]
+    reading: subjects.Reading
+    act: acts.Act
+    index: int = 0
+    retraction: bool = False
+    correction_only: bool = False  # nothing on its own: kept only if it corrects an item
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Numbers with the conditions that qualify them; a number inside a condition
+    ("at 1k rps") belongs to that condition."""
+    found = [m for m in CONDITION.finditer(text)]
+    conditions: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for m in found:
+        phrase = m.group().strip()
+        if phrase and phrase not in conditions:
+            conditions.append(phrase)
+            spans.append(m.span())
+    out = []
+    for v in values:
+        inside = any(a <= v.start and v.end <= b for a, b in spans)
+        if inside:
+            continue
+        own = [
+            c
+            for c, (a, b) in zip(conditions, spans, strict=True)
+            if b <= v.start or a >= v.end  # not the number itself
+        ]
+        out.append({**v.as_dict(), "conditions": own})
+    used = [c for c in conditions if any(c in n["conditions"] for n in out)] if out else conditions
+    return out, used
+
+
+def _rejected_value(v: Value, reading: subjects.Reading, text: str) -> bool:
+    """"2000, not 3000": 3000 is the value being replaced, not a value of the clause."""
+    before = text[max(0, v.start - 16) : v.start]
+    if re.search(
+        r"(?:\bnot|\binstead of|\brather than|\bfrom|\bwas|\bno longer|不是|而非|原来是|从|把)\s*$",
+        before,
+        re.I,
+    ):
+        return True
+    return False
+
+
+def _proposal(clause: segment.Clause) -> bool:
+    return bool(PROPOSAL.search(clause.text))
+
+
+PROPOSAL = re.compile(
+    r"\b(?:i suggest|i'd suggest|i propose|i recommend|i'd recommend|we could|we should|"
+    r"you could|you might|consider|how about|what about|my suggestion|let's|let me suggest|"
+    r"it would be better|a better option)\b"
+    r"|我建议|建议|可以考虑|不妨|推荐|或许可以|我们可以",
+    re.I,
+)
+
+
+def clause_contexts(
+    text: str, after_question: bool = False
+) -> list[tuple[segment.Clause, acts.Context]]:
+    """Every clause of a message with what its surroundings say about it."""
+    out = []
+    pasted = len(segment.prose_lines(text)) < len([x for x in text.split("\n") if x.strip()])
+    first = True
+    for sentence in segment.sentences(text):
+        in_question = sentence.text.rstrip().endswith(("?", "？"))
+        for clause in segment.clauses(sentence):
+            ctx = acts.Context(
+                opener=clause.opener,
+                corrects=clause.corrects,
+                after_question=after_question,
+                in_question=in_question,
+                first=first,
+                pasted_nearby=pasted,
+            )
+            first = False
+            out.append((clause, ctx))
+    return out
+
+
+def candidates(
+    text: str, from_user: bool = True, after_question: bool = False
+) -> list[Candidate]:
+    """The candidates of one message, in order; the person's words or an assistant's.
+
+    ``after_question``: the assistant's message before this one asked something (an
+    answer such as "TTL 60s is fine" then settles a choice).
+    """
+    out: list[Candidate] = []
+    index = 0
+    for clause, ctx in clause_contexts(text, after_question):
+        index += 1
+        body = clause.text
+        if len(body) < 2:
+            continue
+        if not from_user and not _proposal(clause):
+            continue
+        act = acts.classify(body, ctx) if from_user else acts.Act("proposal", "assistant")
+        reading = subjects.read(body, clause.opener)
+        kind = act.kind
+        if not from_user:
+            act.numbers = acts.find_numbers(body)
+        retraction = bool(from_user and reading.retract_target and not act.numbers)
+        correction_only = False
+        if from_user and kind is None and not retraction:
+            values = [n for n in act.numbers if n.type != "version"]
+            if (reading.correction or clause.corrects) and (
+                values or reading.names or reading.rejected
+            ):
+                correction_only = True
+            else:
+                continue
+        values = [
+            n for n in act.numbers if not _rejected_value(n, reading, body)
+        ]
+        nums, conditions = number_conditions(body, values)
+        if reading.correction or clause.corrects:
+            reading = subjects.Reading(
+                reading.subject,
+                True,
+                reading.scratch or "scratch" in clause.opener.lower()
+                or "算了" in clause.opener,
+                reading.rejected,
+                reading.retract_target,
+                reading.names,
+            )
+        out.append(
+            Candidate(
+                kind=kind,
+                content=clip(body, MAX_ITEM_CHARS),
+                start=clause.start,
+                end=clause.end,
+                topic=reading.subject,
+                numbers=nums,
+                conditions=conditions,
+                scope=paths(body),
+                reading=reading,
+                act=act,
+                index=index,
+                retraction=retraction,
+                correction_only=correction_only,
+            )
+        )
+    return out

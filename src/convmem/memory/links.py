@@ -1,0 +1,180 @@
+"""Which earlier item a new clause corrects, contradicts or withdraws.
+
+Given a :class:`~convmem.memory.candidates.Candidate` and the store, :func:`relate`
+looks at a bounded set of earlier user items — the same subject key (an indexed
+lookup), full-text matches of the subject, the old value it rejects and the names
+it mentions, and the newest few — and returns at most one :class:`Link`:
+
+* ``supersedes``: the clause is a correction (a cue such as "actually", "make it",
+  "改成", or an old value it rejects by name) of an item about the same thing;
+* ``disputes``: no correction cue, but the same subject with a different value
+  (a different number in the same unit under the same conditions, or another
+  choice of the same kind of thing);
+* ``retracts``: the person withdraws an earlier item ("forget the parking thing").
+
+Only the item the clause is about is touched: in "keep p95 under 200 ms and the
+timeout at 30 s", correcting the timeout leaves the p95 item in force, because
+each value was stored as its own clause. The work per clause is bounded whatever
+the session's length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from convmem.memory import subjects
+from convmem.memory.candidates import Candidate
+from convmem.memory.models import MemoryItem
+
+if TYPE_CHECKING:
+    from convmem.memory.store import MemoryStore
+
+#: Earlier items considered per clause: newest ones, and matches by subject and words.
+NEWEST = 30
+MATCHES = 30
+COMPARABLE = ("fact", "constraint", "decision", "preference")
+STATUSES = ("active", "disputed")
+
+
+@dataclass(frozen=True)
+class Link:
+    relation: str  # supersedes | disputes | retracts
+    target: MemoryItem
+    why: str
+
+
+def _pool(
+    store: MemoryStore, session_id: str, cand: Candidate, seq: int, same_event: Sequence[MemoryItem]
+) -> list[MemoryItem]:
+    found: dict[str, MemoryItem] = {}
+    for item in store.items(session_id, STATUSES, newest=NEWEST):
+        found[item.id] = item
+    if cand.topic:
+        for item in store.items_by_topic(session_id, cand.topic, STATUSES):
+            found.setdefault(item.id, item)
+    words = set(subjects.subject_words(cand.topic)) | {
+        w for w in (*cand.reading.rejected, *cand.reading.names) if len(w) >= 3
+    }
+    if cand.reading.retract_target:
+        words |= {w for w in cand.reading.retract_target.split() if len(w) >= 3}
+    terms = sorted(w for w in words if len(w) >= 3 or any("\u3400" <= c <= "\u9fff" for c in w))
+    if terms:
+        for item, _ in store.search_items(session_id, terms, MATCHES, STATUSES):
+            found.setdefault(item.id, item)
+    for item in same_event:
+        found[item.id] = item
+    earlier = [
+        i
+        for i in found.values()
+        if i.evidence_type == "user_explicit"
+        and i.kind in COMPARABLE
+        and ((i.derived_from_seq or 0) < seq or i.id in {s.id for s in same_event})
+    ]
+    order = {item.id: n for n, item in enumerate(same_event)}
+    return sorted(earlier, key=lambda i: ((i.derived_from_seq or 0), order.get(i.id, -1), i.id))
+
+
+def _units(numbers: Sequence[dict[str, object]]) -> set[str]:
+    return {str(n["unit"]) for n in numbers if n.get("unit")}
+
+
+def _values(numbers: Sequence[dict[str, object]]) -> set[object]:
+    return {(n.get("value"), n.get("high")) for n in numbers}
+
+
+def _types(numbers: Sequence[dict[str, object]]) -> set[str]:
+    return {str(n["type"]) for n in numbers if n.get("type") not in ("number", "version")}
+
+
+def _overlap(a: str, b: str) -> int:
+    return len(subjects.subject_words(a) & subjects.subject_words(b))
+
+
+def _conditions(numbers: Sequence[dict[str, object]]) -> set[str]:
+    out: set[str] = set()
+    for n in numbers:
+        cond = n.get("conditions")
+        if isinstance(cond, list | tuple):
+            out.update(str(c).lower() for c in cond)
+    return out
+
+
+def relate(
+    store: MemoryStore,
+    session_id: str,
+    cand: Candidate,
+    seq: int,
+    same_event: Sequence[MemoryItem] = (),
+) -> Link | None:
+    """The one earlier item this candidate supersedes, disputes or retracts, if any."""
+    if cand.kind in ("open_question", "proposal"):
+        return None
+    reading = cand.reading
+    pool = _pool(store, session_id, cand, seq, same_event)
+    if not pool:
+        return None
+    if cand.retraction and reading.retract_target:
+        target = reading.retract_target
+        hits = [
+            i
+            for i in pool
+            if subjects.mentions(i.content, target)
+            or _overlap(i.topic, target) > 0
+            or any(w in i.content.lower() for w in target.lower().split() if len(w) >= 4)
+        ]
+        return Link("retracts", hits[-1], f"withdraws {target!r}") if hits else None
+
+    # 1. a correction that names the old value: the newest item holding it
+    if reading.rejected:
+        for old in reading.rejected:
+            holders = [i for i in pool if subjects.mentions(i.content, old)]
+            if holders:
+                return Link("supersedes", holders[-1], f"replaces {old!r}")
+
+    units, values, types = _units(cand.numbers), _values(cand.numbers), _types(cand.numbers)
+    names = set(reading.names)
+    categories = {subjects.category(n) for n in names} - {None}
+    scored: list[tuple[int, int, MemoryItem]] = []
+    for n, item in enumerate(pool):
+        score = 0
+        overlap = _overlap(cand.topic, item.topic) if cand.topic and item.topic else 0
+        item_units = _units(item.numbers)
+        same_unit = bool(units & item_units) or bool(types & _types(item.numbers))
+        if values and item.numbers and not (values - _values(item.numbers)):
+            continue  # restates the same value
+        item_names = set(subjects.named_choices(item.content))
+        same_kind_of_thing = bool(
+            categories & {subjects.category(x) for x in item_names}
+        ) and not (names & item_names and not (item_names - names))
+        if same_unit:
+            score += 3
+        if same_kind_of_thing:
+            score += 3
+        score += 2 * min(overlap, 2)
+        if cand.topic and item.topic and cand.topic == item.topic:
+            score += 1
+        if score:
+            scored.append((score, n, item))
+    scored.sort(key=lambda t: (-t[0], -t[1]))
+    if reading.correction:
+        if scored and scored[0][0] >= 3:
+            return Link("supersedes", scored[0][2], "a correction of the same subject")
+        if reading.scratch:
+            return Link("supersedes", pool[-1], "scratch that: the item just before")
+        if units or types:
+            same = [i for i in pool if (units & _units(i.numbers)) or (types & _types(i.numbers))]
+            if same:
+                return Link("supersedes", same[-1], "a correction of the latest value in that unit")
+        return None
+    # 2. no cue: the same subject with a different value is a dispute
+    for score, _, item in scored:
+        if score < 5 or item.kind not in ("fact", "constraint", "decision"):
+            continue
+        if cand.kind not in ("fact", "constraint", "decision"):
+            continue
+        if _conditions(cand.numbers) != _conditions(item.numbers):
+            continue
+        return Link("disputes", item, "the same subject with a different value")
+    return None

@@ -1,0 +1,407 @@
+"""Cutting a message into the pieces extraction judges: prose sentences and clauses.
+
+A person's message mixes what they say with what they paste. Pasted material —
+fenced or indented code, log lines, stack traces, shell sessions, diffs, tables,
+JSON and config blocks, command output — is found line by line first and set
+aside: it stays in the event (quotable evidence) but is never read as something
+the person stated. The prose that remains is cut into sentences (lines and list
+items first, then ``sentencex``, which knows "e.g.", decimals and versions, and
+Chinese punctuation), and each sentence into clauses at coordinators and
+subordinators ("but", "so", "because", "; ", "，但是", "，所以", …), so that a
+60-word message with one deadline in it yields the deadline, not the message.
+
+Every piece keeps its character offsets in the original text; a clause also
+carries the discourse opener that was trimmed from it ("Actually,", "算了，"),
+which is how corrections are recognised.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# --- pasted material ----------------------------------------------------------------------
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_PASTED_LINE = re.compile(
+    "|".join(
+        (
+            r"^\s*\[?\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{1,2}:\d{2}",  # 2024-03-15 10:22 …
+            r"^\s*\[?\d{1,2}:\d{2}:\d{2}",  # 10:22:01 …
+            r"^\s*[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}",  # syslog
+            r"^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?[\s:|]",
+            r"\blevel=(?:info|warn|warning|error|debug)\b",
+            r"^\s*at [\w.$<>\[\]/]+ ?\(",  # JS / Java stack frame
+            r"^\s*at [\w.$<>]+ \S+:\d+",
+            r'^\s*File "[^"]+", line \d+',  # Python frame
+            r"^\s*Traceback \(most recent call last\)",
+            r"^\s*(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Warning|Fault)(?::|$| at )",
+            r"^\s*(?:panic|fatal error|goroutine \d+|thread '.*' panicked|Caused by):?",
+            r"^\s*#\d+ +0x[0-9a-f]+",
+            r"^\s*(?:\$|❯|➜|PS [A-Z]:\\[^>]*>|>>>|>|In \[\d+\]:)\s+\S",  # prompts, quotes
+            r"\S(?: {2,}|\t)\S+(?: {2,}|\t)\S",  # columns
+            r"^\s*【[^】]{1,20}】",  # a copied listing
+            r"^\s*[\w.-]+@[\w.-]+:[~/][^$#]*[$#]\s",
+            r"^\s*(?:npm|yarn|pnpm) (?:ERR!|WARN|error)",
+            r"^\s*E {2,}\S",  # pytest failure detail
+            r"^\s*(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL)\b.*::",
+            r"^\s*(?:=|-|_|\*|#|~){4,}",  # separators
+            r"^\s*\|.*\|\s*$",  # table row
+            r"^\s*[-+|: ]{6,}$",
+            r"^\s*(?:diff --git|index [0-9a-f]{6,}|@@ .* @@|\+\+\+ |--- a/)",
+            r"^\s*[{}\[\]](?:,)?\s*$",
+            r'^\s*"[^"\n]{1,60}"\s*:\s*',  # JSON member
+            r"^\s*(?:def|class|import|from \S+ import|function|const|let|var|return|public|private"
+            r"|package|#include|func|fn|impl|struct|enum|interface|async def|export)\b[^。，]*[:({=;]",
+            r"^\s*(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP) [A-Z*]",
+            r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD) /\S* ",
+            r"^\s*\d{3} (?:GET|POST|PUT|DELETE)",
+            r"(?:\w+=\S+\s+){2,}\w+=\S+",  # key=value key=value key=value
+            r"^\s*(?:✓|✗|✔|✘|×|√|PASS|FAIL)\s+\S",
+            r"^\s{0,3}\d+\s+(?:passed|failed|errors?)\b",
+            r"^\s*Process finished with exit code",
+            r"^\s*(?:real|user|sys)\s+\d+m[\d.]+s",
+            r"^\s*(?:Requests/sec|Latency|Transfer/sec|Running \d+s test)",
+        )
+    )
+)
+_CODE_END = re.compile(r"[;{}]\s*$|\)\s*[:{]\s*$|^\s*[)}\]];?\s*$")
+_INDENTED = re.compile(r"^(?: {4,}|\t)\S")
+_CONFIG_LINE = re.compile(r"^\s*[\w.\-/]+\s*[:=]\s*\S+\s*$")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_SYMBOLS = set("{}[]()<>=;:/\\|_$#@*\"'`~^&%+")
+
+
+def _symbol_ratio(line: str) -> float:
+    chars = [c for c in line if not c.isspace()]
+    if not chars:
+        return 0.0
+    return sum(c in _SYMBOLS for c in chars) / len(chars)
+
+
+def _line_kind(line: str) -> str:
+    """``pasted``, ``prose``, ``blank`` or ``maybe`` (config-like, decided by neighbours)."""
+    if not line.strip():
+        return "blank"
+    cjk = len(_CJK.findall(line))
+    if cjk >= 4 and cjk >= 0.25 * len(line.strip()):
+        return "pasted" if _PASTED_LINE.search(line[:40]) and ":" in line[:12] else "prose"
+    if _PASTED_LINE.search(line):
+        return "pasted"
+    stripped = line.strip()
+    if _INDENTED.match(line) and (_symbol_ratio(stripped) > 0.08 or _CODE_END.search(stripped)):
+        return "pasted"
+    if len(stripped) > 15 and _symbol_ratio(stripped) > 0.3:
+        return "pasted"
+    if _CODE_END.search(stripped) and _symbol_ratio(stripped) > 0.1:
+        return "pasted"
+    if _CONFIG_LINE.match(line) or _INDENTED.match(line):
+        return "maybe"
+    return "prose"
+
+
+@dataclass(frozen=True)
+class Span:
+    """A piece of a message: its offsets in the message and its text."""
+
+    start: int
+    end: int
+    text: str
+
+
+def prose_lines(text: str) -> list[Span]:
+    """The message's lines that are prose, pasted material left out."""
+    lines: list[tuple[int, int, str]] = []
+    pos = 0
+    for raw in text.split("\n"):
+        lines.append((pos, pos + len(raw), raw))
+        pos += len(raw) + 1
+    kinds = []
+    fenced = False
+    for _, _, line in lines:
+        if _FENCE.match(line):
+            kinds.append("pasted")
+            fenced = not fenced
+            continue
+        kinds.append("pasted" if fenced else _line_kind(line))
+    # config-looking and indented lines are pasted when they stand beside pasted lines or
+    # come in a run of three or more; otherwise they are prose ("Budget: 3000")
+    n = len(kinds)
+    for i, kind in enumerate(kinds):
+        if kind != "maybe":
+            continue
+        j = i
+        while j < n and kinds[j] in ("maybe", "pasted"):
+            j += 1
+        k = i
+        while k > 0 and kinds[k - 1] in ("maybe", "pasted"):
+            k -= 1
+        run = j - k
+        kinds[i] = "pasted" if run >= 3 or "pasted" in kinds[k:j] else "prose"
+    # a short prose line sandwiched in a pasted block is part of it ("  ...", "^^^^")
+    for i in range(1, n - 1):
+        if (
+            kinds[i] == "prose"
+            and kinds[i - 1] == "pasted"
+            and kinds[i + 1] == "pasted"
+            and len(lines[i][2].strip()) < 40
+            and not _CJK.search(lines[i][2])
+            and not re.search(r"[.!?。！？]\s*$", lines[i][2])
+        ):
+            kinds[i] = "pasted"
+    return [Span(s, e, line) for (s, e, line), kind in zip(lines, kinds, strict=True) if kind == "prose"]
+
+
+# --- sentences ----------------------------------------------------------------------------
+
+_LIST_MARKER = re.compile(r"^\s*(?:[-*•·>+]|\d{1,2}[.)、]|[a-zA-Z][.)]|[（(]\d{1,2}[）)]|[一二三四五六七八九十][、.])\s+")
+_CN_LIST_MARKER = re.compile(r"^\s*(?:\d{1,2}[、.)]|[一二三四五六七八九十]、)")
+_HEADING = re.compile(r"^\s*#{1,6}\s+")
+
+
+def _segmenter(language: str, text: str) -> list[str]:
+    import sentencex
+
+    return list(sentencex.segment(language, text))
+
+
+_UNIT_STOP = re.compile(r"[.!?]\s+(?=[A-Z])")
+_NUMBER_UNIT_END = re.compile(r"\d\s?[A-Za-z%]{0,3}$")
+#: Where run-on chat text starts a new sentence with no punctuation before it.
+_RUN_ON = re.compile(
+    r"(?<=[\u3400-\u9fff])[ \u3000]+(?=[\u3400-\u9fffA-Za-z0-9])"  # 第一次去新疆 好激动
+    r"|(?<=[\u3400-\u9fffA-Za-z0-9])[ \u3000]+(?=[\u3400-\u9fff])"
+    r"|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s*(?=\w)"  # after an emoji
+    r"|(?<=[a-z0-9)'\"])\s+(?=(?:Also|So|But|And|Then|Oh|Ok|OK|Okay|Btw|BTW|Anyway|Plus|Actually"
+    r"|Honestly|Basically|My|Our|We|We're|We've|We'll|It|It's|This|That|That's|There|He|She|They"
+    r"|What|How|Why|When|Where|Which|Who|Can|Could|Should|Would|Is|Are|Do|Does|Did|Will|Please"
+    r"|Thanks|Thank|Yeah|Yes|No|Hmm|Ugh|Wait|Sorry|Also|Just|Let's|Lets|Any|Maybe|I'm|I've|I'll"
+    r"|I'd|Not|Never|Always|Don't|Budget|Note)\b)"
+    r"|(?<=[a-z0-9])\s+(?=(?:what|how|why|where|which|who|should|can|could|would|do|does|is|are)"
+    r"\s+(?:i|we|you|it|they|the|this|that|there|he|she|my|our)\b[^.!?]*\?\s*$)"
+)
+
+
+def _after_units(piece: str) -> list[str]:
+    """"…is 30 s. Can you…": a unit's period ends the sentence (the segmenter reads "s."
+    as an abbreviation)."""
+    out, pos = [], 0
+    for m in _UNIT_STOP.finditer(piece):
+        if _NUMBER_UNIT_END.search(piece[pos : m.start()]):
+            out.append(piece[pos : m.start() + 1])
+            pos = m.end()
+    out.append(piece[pos:])
+    return out
+
+
+def _run_ons(piece: str) -> list[str]:
+    """Chat text runs sentences together: a space between Chinese words, an emoji, a
+    capitalised sentence opener after a lower-case word, a trailing question."""
+    out, pos = [], 0
+    for m in _RUN_ON.finditer(piece):
+        if m.start() <= pos or m.end() >= len(piece):
+            continue
+        if _CJK.search(piece[m.end() : m.end() + 1]) and len(piece[pos : m.start()].strip()) < 2:
+            continue
+        out.append(piece[pos : m.start()])
+        pos = m.end()
+    out.append(piece[pos:])
+    return out
+
+
+def sentences(text: str) -> list[Span]:
+    """Prose sentences of a message, with offsets; pasted material is never among them."""
+    out: list[Span] = []
+    for line in prose_lines(text):
+        body_start = line.start
+        m = _LIST_MARKER.match(line.text) or _CN_LIST_MARKER.match(line.text) or _HEADING.match(
+            line.text
+        )
+        content = line.text
+        if m:
+            body_start += m.end()
+            content = line.text[m.end() :]
+        if not content.strip():
+            continue
+        language = "zh" if _CJK.search(content) else "en"
+        cursor = 0
+        pieces = (
+            q
+            for seg in _segmenter(language, content)
+            for p in _after_units(seg)
+            for q in _run_ons(p)
+        )
+        for piece in pieces:
+            at = content.find(piece, cursor)
+            if at < 0:
+                at = cursor
+            cursor = at + len(piece)
+            stripped = piece.strip()
+            if not stripped:
+                continue
+            lead = len(piece) - len(piece.lstrip())
+            start = body_start + at + lead
+            out.append(Span(start, start + len(stripped), stripped))
+    return out
+
+
+# --- clauses ------------------------------------------------------------------------------
+
+#: Where a sentence divides into clauses: the separator is dropped, both sides kept.
+_SPLIT_EN = re.compile(
+    r"\s*;\s+"
+    r"|,?\s+(?:but|yet|although|though|whereas|while|however|because|since|so that|as long as)\s+"
+    r"(?!of\b)"
+    r"|,\s*so\s+|\s+so\s+(?=(?:i|we|you|it|they|that|this|let's|please)\b)"
+    r"|\s+[—–]\s+|\s+-{1,2}\s+|\s*—\s*"
+    r"|,\s+(?:which|and then|then|plus|also|otherwise|anyway|anyways)\s+"
+    r"|,\s+(?=(?:if|unless|when|once|until|before|after)\s+(?:i|we|you|it|they|the|there|that"
+    r"|this|he|she|my|our)\b)"
+    r"|,\s+and\s+(?=(?:i|we|you|it|they|he|she|my|our|the|that|this|please|also|don't|do not"
+    r"|never|always|keep|use|make|set|put|no|then)\b)"
+    r"|\s+and\s+(?=(?:i|we)(?:'m|'ll|'ve|'d|\s+(?:am|will|have|had|want|need|prefer|booked|"
+    r"decided|chose|picked|bought|accepted)\b))"
+    r"|,\s+(?=(?:i|we|you|they|it|he|she)(?:'m|'re|'ll|'ve|'d|'s|\s+(?:am|are|is|was|were|have|has"
+    r"|had|need|want|will|would|should|must|can|could|do|did|don't|didn't|prefer|booked|got|"
+    r"live|work|earn|make|think|guess))\b)"
+    r"|,\s+(?=(?:is|are|does|do|did|can|could|should|would|will|what|how|which|why|when|where|"
+    r"who|any|right|or)\b[^.!]*\?\s*$)",
+    re.I,
+)
+_SPLIT_ZH = re.compile(
+    r"[；;]\s*"
+    r"|[，,]\s*(?=(?:但是|但|不过|可是|所以|因此|因为|而且|并且|另外|还有|然后|同时|此外|否则|"
+    r"以及|顺便|对了|哦对|另|再就是|其次|最后|首先))"
+    r"|[，,]\s*(?=[^，,。]{0,12}(?:吗|呢|么|嘛)[？?]?\s*$)"
+    r"|[，,]\s*(?=[^，,。]*[？?]\s*$)"
+)
+#: Chinese commas split too when both sides are clauses of their own.
+_ZH_COMMA = re.compile(r"[，,]\s*")
+_ZH_LEADS_INTO = re.compile(r"^(?:不是|虽然|与其|在|如果|要是|假如|假设|万一|当|对于|关于|为了|除了|等|一旦|只要|无论|不管)")
+
+#: Openers trimmed from the front of a clause; the ones that mark a correction are kept.
+_OPENER = re.compile(
+    r"^(?:(?:ok(?:ay)?|alright|right|so|also|and|but|oh|ah|hmm+|well|yeah|yes|yep|no|nope|btw|fyi"
+    r"|honestly|basically|anyway|anyways|one more thing|another thing|oh and|and also|plus|then"
+    r"|actually|correction|scratch that|wait|sorry|oops|my bad|never mind|nvm|update|edit"
+    r"|not quite|hold on|hm+|um+|uh+|lol|haha|great|cool|thanks|thank you|perfect|nice|got it"
+    r"|sounds good|ah ok|ok so|ok cool|ugh|note|ps|p\.s\.|important|also note|quick note"
+    r"|好的|好|嗯+|哦+|噢|那|那么|另外|还有|对了|其实|话说|然后|所以|不过|但是|算了|不对|等等|哦对"
+    r"|更正|纠正|补充|刚才说错了|说错了|我说错了|改一下|对|是的|行|可以|好吧|ok的|收到|明白)"
+    r"[\s,，.。:：!！;；—-]+)+",
+    re.I,
+)
+_CORRECTION_OPENER = re.compile(
+    r"\b(?:actually|correction|scratch that|wait|sorry|oops|my bad|never mind|nvm|update|not quite"
+    r"|hold on)\b|算了|不对|等等|更正|纠正|说错了|改一下|其实",
+    re.I,
+)
+_TRAILING = re.compile(r"[\s,，;；:：.。!！~～…]+$")
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A clause of a sentence: its span, the opener trimmed from it, and its sentence."""
+
+    start: int
+    end: int
+    text: str
+    opener: str
+    sentence: Span
+
+    @property
+    def corrects(self) -> bool:
+        return bool(_CORRECTION_OPENER.search(self.opener))
+
+
+_COMMA = re.compile(r",\s+(?:and\s+|so\s+)?")
+_DIGIT = re.compile(r"\d")
+
+
+def _value_list(text: str) -> list[tuple[int, int]]:
+    """"$92k base, 10% bonus target, 3 weeks PTO": a list of values is a list of clauses."""
+    marks = [m.span() for m in _COMMA.finditer(text)]
+    if not marks:
+        return []
+    bounds = [0, *[x for span in marks for x in span], len(text)]
+    parts = [text[bounds[i] : bounds[i + 1]] for i in range(0, len(bounds), 2)]
+    if sum(bool(_DIGIT.search(p)) for p in parts) < 2:
+        return []
+    return marks
+
+
+def _pieces(sentence: Span) -> list[tuple[int, int]]:
+    text = sentence.text
+    cuts: list[tuple[int, int]] = []
+    pattern = _SPLIT_ZH if _CJK.search(text) else _SPLIT_EN
+    for m in pattern.finditer(text):
+        if m.start() == 0 or m.end() >= len(text):
+            continue
+        cuts.append(m.span())
+    if not _CJK.search(text):
+        cuts += _value_list(text)
+    if _CJK.search(text):
+        cuts = _zh_commas(text, cuts)
+        cuts += [m.span() for m in _SPLIT_EN.finditer(text) if not _CJK.search(m.group())
+                 and m.start() > 0 and m.end() < len(text) and ";" in m.group()]
+    cuts.sort()
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for a, b in cuts:
+        if a < pos:
+            continue
+        out.append((pos, a))
+        pos = b
+    out.append((pos, len(text)))
+    return [(a, b) for a, b in out if text[a:b].strip()]
+
+
+def _zh_commas(text: str, cuts: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Chinese run-on sentences: a comma divides two clauses that each say something.
+
+    A piece that only leads into the next one (a condition "在高峰期", "如果…") or
+    is too short to stand alone stays joined to what follows.
+    """
+    extra: list[tuple[int, int]] = []
+    marks = [m.span() for m in _ZH_COMMA.finditer(text)]
+    start = 0
+    for a, b in marks:
+        if a == 0 or b >= len(text):
+            continue
+        left = text[start:a].strip()
+        stripped_left = _OPENER.sub("", left)
+        if len(stripped_left) <= 2 or _ZH_LEADS_INTO.match(stripped_left):
+            continue  # joined to the next piece
+        if not any(x <= a < y for x, y in cuts):
+            extra.append((a, b))
+        start = b
+    return cuts + extra
+
+
+def clauses(sentence: Span) -> list[Clause]:
+    """The clauses of one sentence, openers trimmed (and remembered), ends tidied."""
+    out: list[Clause] = []
+    opener_carry = ""
+    for a, b in _pieces(sentence):
+        piece = sentence.text[a:b]
+        lead = len(piece) - len(piece.lstrip())
+        a += lead
+        piece = piece.strip()
+        m = _OPENER.match(piece)
+        opener = opener_carry
+        if m:
+            opener = (opener + " " + m.group()).strip()
+            a += m.end()
+            piece = piece[m.end() :]
+        tail = _TRAILING.search(piece)
+        if tail and not piece.rstrip().endswith(("?", "？")):
+            piece = piece[: tail.start()]
+        elif piece.rstrip().endswith(("?", "？")):
+            piece = piece.rstrip()
+        if not piece.strip():
+            opener_carry = opener  # "Actually," on its own: it belongs to what follows
+            continue
+        opener_carry = ""
+        start = sentence.start + a
+        out.append(Clause(start, start + len(piece), piece, opener, sentence))
+    return out

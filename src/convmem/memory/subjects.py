@@ -1,0 +1,271 @@
+"""What a clause is about, and what it says about earlier clauses.
+
+Corrections, disputes and retractions compare two statements *about the same
+thing*. This module reads, from one clause:
+
+* its **subject key**: the head of the noun phrase the value belongs to ("the p95
+  budget is 200 ms" → ``p95 budget``; "use Redis for the cache" → ``cache``;
+  "预算3000元" → ``预算``), or, for a named choice with no explicit subject, the
+  kind of thing the name is ("Memcached" → ``cache``, "MinIO" → ``object storage``);
+* the **value** it states (the numbers, or the named choice);
+* the **old value it rejects**, when it names one ("rather than Redis", "not 8:30",
+  "不是 loguru", "把 500 改成 300");
+* whether it is a **correction** ("actually", "make it", "scratch that", "改成",
+  "改用", "算了"), a **retraction** ("forget the parking thing", "预算那个不用管了"),
+  or neither.
+
+The subject key is stored as the item's ``topic`` and indexed, so finding the
+earlier items a clause could correct is a bounded lookup, whatever the session's
+length.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from convmem.core.numbers import Value, find_numbers
+
+_I = re.IGNORECASE
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+#: Interchangeable things a person chooses between: name -> what it is.
+ALTERNATIVES: dict[str, tuple[str, ...]] = {
+    "database": (
+        "postgres", "postgresql", "pg", "mysql", "mariadb", "sqlite", "mongodb", "mongo",
+        "dynamodb", "cassandra", "cockroachdb", "tidb", "oracle", "sql server", "supabase",
+        "clickhouse", "duckdb",
+    ),
+    "cache": ("redis", "memcached", "valkey", "keydb", "dragonfly", "varnish"),
+    "queue": ("kafka", "rabbitmq", "sqs", "nats", "pulsar", "activemq", "celery", "bullmq"),
+    "object storage": ("s3", "minio", "gcs", "r2", "oss", "cos", "azure blob", "backblaze", "b2"),
+    "logging": ("loguru", "structlog", "logging", "winston", "pino", "log4j", "logback", "zap",
+                "logrus", "bunyan", "slog"),
+    "package manager": ("npm", "pnpm", "yarn", "bun", "pip", "poetry", "uv", "pipenv", "conda"),
+    "test framework": ("pytest", "unittest", "jest", "vitest", "mocha", "jasmine", "nose",
+                       "junit", "testng", "rspec", "playwright", "cypress", "selenium"),
+    "web framework": ("django", "flask", "fastapi", "express", "nestjs", "koa", "rails",
+                      "spring", "gin", "echo", "fiber", "laravel", "sanic", "starlette"),
+    "frontend framework": ("react", "vue", "angular", "svelte", "solid", "preact", "nextjs",
+                           "next.js", "nuxt", "remix", "astro"),
+    "orm": ("sqlalchemy", "prisma", "typeorm", "sequelize", "drizzle", "gorm", "peewee",
+            "tortoise", "django orm", "hibernate", "mybatis"),
+    "ci": ("github actions", "gitlab ci", "jenkins", "circleci", "travis", "buildkite",
+           "drone"),
+    "cloud": ("aws", "gcp", "azure", "aliyun", "alibaba cloud", "tencent cloud", "digitalocean",
+              "hetzner", "fly.io", "vercel", "netlify", "heroku", "cloudflare", "render"),
+    "orchestration": ("kubernetes", "k8s", "nomad", "ecs", "docker swarm", "swarm", "docker compose"),
+    "search engine": ("elasticsearch", "opensearch", "meilisearch", "typesense", "solr", "algolia"),
+    "indentation": ("tabs", "spaces"),
+    "formatter": ("black", "ruff", "prettier", "autopep8", "yapf", "gofmt", "rustfmt", "biome"),
+    "type checker": ("mypy", "pyright", "pytype", "pyre"),
+    "http client": ("requests", "httpx", "aiohttp", "axios", "fetch", "urllib3", "got"),
+    "language": ("python", "golang", "rust", "java", "typescript", "javascript", "kotlin",
+                 "ruby", "php", "c#", "swift", "scala", "elixir"),
+    "monitoring": ("prometheus", "grafana", "datadog", "new relic", "sentry", "signoz"),
+    "auth": ("jwt", "oauth", "session cookies", "sessions", "auth0", "keycloak", "cognito"),
+    "date format": ("iso 8601", "unix timestamps", "epoch"),
+}  # fmt: skip
+_CATEGORY = {name: cat for cat, names in ALTERNATIVES.items() for name in names}
+_NAME = re.compile(
+    r"(?<![\w.-])("
+    + "|".join(re.escape(n) for n in sorted(_CATEGORY, key=len, reverse=True))
+    + r")(?![\w-])",
+    _I,
+)
+
+_STOP = frozenset(
+    """a an the my our your their his her its this that these those it we i you they he she me us
+    them is are was were be been being am will would shall should must can could may might do
+    does did have has had to of in on at for with by from as into about over under below above
+    and or but so if then than also just only still even very really quite too some any all
+    each every no not please let's lets let keep make set use put go get take need needs want
+    wants like prefer always never don't do not dont stay stays remain remains at most least
+    more less max min maximum minimum up down around within between per be actually ok okay so
+    new current default whole total overall main same other another own one thing things stuff
+    it's that's there here now today tomorrow instead rather sure right well yes yeah hmm
+    change changed switch switched move moved bump raise lower set cap limit""".split()
+)
+_SUBJECT_BEFORE_VERB = re.compile(
+    r"^(?:(?:the|my|our|your|their|his|her|its|this|that|a|an)\s+)?"
+    r"(?P<np>[\w./+#-]+(?:\s+[\w./+#-]+){0,4}?)\s+"
+    r"(?:is|are|was|were|will be|should be|must be|needs to be|has to be|have to be|must stay"
+    r"|should stay|stays|remains|must|should|needs to|need to|has to|have to|can't|cannot"
+    r"|mustn't|shouldn't|may not|can|goes|sits|lives|runs|costs|takes|=|:)\b",
+    _I,
+)
+_SUBJECT_AFTER_VERB = re.compile(
+    r"\b(?:keep|set|make|cap|limit|put|bump|raise|lower|change|switch|move|increase|decrease"
+    r"|reduce|drop|push|pin|lock|fix|hold|leave|budget)\s+"
+    r"(?:(?:the|my|our|your|their|its|this|that)\s+)?"
+    r"(?P<np>[\w./+#-]+(?:\s+[\w./+#-]+){0,3}?)\s+"
+    r"(?:to|at|under|below|above|over|around|within|from|as|=|\d)",
+    _I,
+)
+_FOR_PURPOSE = re.compile(
+    r"\b(?:for|as)\s+(?:(?:the|our|my|all|every|any)\s+)?(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})",
+    _I,
+)
+_ZH_SUBJECT = re.compile(
+    r"^(?:我们的?|咱们的?|我的|这个|那个|这次|整体的?|总的?)?(?P<np>[\u3400-\u9fffA-Za-z0-9_ ]{1,10}?)"
+    r"(?:必须|务必|一定要|不能|不要|不得|不超过|不低于|至少|最多|控制在|改成|改为|换成|要|得|需要|是|在|为|用|走|定在|设成|设为|设置为|上限|下限)"
+)
+_ZH_SUBJECT_STRIP = re.compile(r"^(?:把|将|给|让|就|都|还|也|再|先|然后|另外|还有)|(?:的)$")
+
+#: "rather than X", "instead of X", "not X", "不是X而是", "把X改成", "从X改成".
+_REJECTED = (
+    re.compile(r"\b(?:rather than|instead of|in place of|replacing|replace|not|no longer|and not"
+               r"|but not|over)\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w.:/$%+-]+(?:\s+[\w.:%]+)?)", _I),
+    re.compile(r"\b(?:from|was)\s+(?P<old>[\w.:$%+-]+(?:\s?[\w%]+)?)\s+(?:to|now)\b", _I),
+    re.compile(r"不是\s*(?P<old>[^，,。而是]{1,20}?)\s*[，,]?\s*(?:而是|是|改|换)"),
+    re.compile(r"(?:把|将|从)\s*(?P<old>[^，,。]{1,20}?)\s*(?:改成|改为|换成|换为|改到|调到|调成|降到|提到|升到)"),
+    re.compile(r"(?:而不是|不用|不要用|别用|弃用|放弃)\s*(?P<old>[A-Za-z0-9_.\-]+|[\u3400-\u9fff]{1,8})"),
+)
+_CORRECTION = re.compile(
+    r"^(?:actually|correction|scratch that|wait|sorry|oops|my bad|not quite|hold on|update)\b"
+    r"|\b(?:make it|make that|change (?:it|that|this) to|change to|switch to|switching to"
+    r"|instead of|rather than|should be \S+ instead|use \S+ instead|instead|i meant|i mean"
+    r"|meant to say|not \S+ but|correction:|typo)\b"
+    r"|改成|改为|换成|换用|改用|更正|纠正|不是.{1,30}?而是|应该是|改一下|说错了|我是说|算了|调成|调到|改到",
+    _I,
+)
+_SCRATCH = re.compile(
+    r"\b(?:scratch that|never ?mind|nvm|forget (?:that|it|what i said)|ignore (?:that|what i said)"
+    r"|disregard (?:that|my last))\b|算了|当我没说|刚才说的不算|不对",
+    _I,
+)
+_RETRACT = re.compile(
+    r"\b(?:forget (?:about )?(?:the )?(?P<a>[\w\s-]{2,40}?)(?: thing| part| requirement| idea)?"
+    r"|ignore (?:what i said about |the )?(?P<b>[\w\s-]{2,40}?)(?: thing| part| requirement)?"
+    r"|(?:the )?(?P<c>[\w\s-]{2,30}?) (?:doesn't|does not|no longer) matter(?:s)?(?: anymore)?"
+    r"|drop the (?P<d>[\w\s-]{2,30}?) (?:requirement|thing|part|idea|rule)"
+    r"|no need for (?:the )?(?P<e>[\w\s-]{2,30}))\b"
+    r"|(?P<f>[\u3400-\u9fffA-Za-z0-9]{1,10}?)(?:那个|这个|的事|的要求)?(?:不用管了|不用考虑了|不需要了|不要了|不用了"
+    r"|就算了|取消了?|可以不管)"
+    r"|(?:别管|不用管|不用考虑|取消)(?P<g>[\u3400-\u9fffA-Za-z0-9]{1,10})",
+    _I,
+)
+
+
+def category(name: str) -> str | None:
+    """What a named choice is (``redis`` -> ``cache``), if convmem knows it."""
+    return _CATEGORY.get(name.lower())
+
+
+def named_choices(text: str) -> list[str]:
+    """Names of known alternatives in the text, lower-cased, in order."""
+    return [m.group(1).lower() for m in _NAME.finditer(text)]
+
+
+def _content_words(np: str) -> list[str]:
+    words = []
+    for w in re.findall(r"[\w./+#-]+", np.lower()):
+        w = w.strip(".-")
+        if not w or w in _STOP or w.isdigit() or len(w) < 2:
+            continue
+        if w.endswith("s") and len(w) > 4 and not w.endswith("ss"):
+            w = w[:-1]
+        words.append(w)
+    return words[-3:]
+
+
+def subject_key(text: str, numbers: list[Value] | None = None) -> str:
+    """The key of what the clause is about; empty when it cannot tell."""
+    body = text.strip()
+    if _CJK.search(body):
+        m = _ZH_SUBJECT.search(body)
+        if m:
+            np = _ZH_SUBJECT_STRIP.sub("", m.group("np").strip())
+            np = re.sub(r"[\d\s]+$", "", np)
+            if np and not re.fullmatch(r"[我你他她它们这那个的是也都就]+", np):
+                return np.lower()
+    for pattern in (_SUBJECT_AFTER_VERB, _SUBJECT_BEFORE_VERB):
+        m = pattern.search(body)
+        if m:
+            words = _content_words(m.group("np"))
+            if words:
+                return " ".join(words)
+    names = named_choices(body)
+    if names:
+        purpose = _FOR_PURPOSE.search(body)
+        if purpose:
+            words = [w for w in _content_words(purpose.group("np")) if category(w) is None]
+            if words:
+                return " ".join(words)
+        cat = category(names[0])
+        if cat:
+            return cat
+    return ""
+
+
+def subject_words(key: str) -> set[str]:
+    """The parts of a key two clauses can share (words, or CJK bigrams)."""
+    out: set[str] = set()
+    for token in key.split():
+        if _CJK.search(token):
+            run = "".join(_CJK.findall(token))
+            out.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
+        else:
+            out.add(token)
+    return out
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one clause says about earlier ones."""
+
+    subject: str
+    correction: bool
+    scratch: bool
+    rejected: tuple[str, ...]
+    retract_target: str | None
+    names: tuple[str, ...]
+
+
+def read(text: str, opener: str = "") -> Reading:
+    """Subject, correction cues, rejected old values and a retraction target of a clause."""
+    whole = f"{opener} {text}".strip()
+    rejected: list[str] = []
+    for pattern in _REJECTED:
+        for m in pattern.finditer(text):
+            old = m.group("old").strip(" ,，.。")
+            old = re.sub(r"^(?:the|a|an)\s+", "", old, flags=_I)
+            if old and old.lower() not in _STOP:
+                rejected.append(old)
+    retract = None
+    m = _RETRACT.search(whole)
+    if m:
+        target = next((g for g in m.groups() if g), None)
+        if target:
+            retract = target.strip()
+    names = tuple(named_choices(text))
+    return Reading(
+        subject=subject_key(text),
+        correction=bool(_CORRECTION.search(whole)),
+        scratch=bool(_SCRATCH.search(whole)),
+        rejected=tuple(dict.fromkeys(rejected)),
+        retract_target=retract,
+        names=names,
+    )
+
+
+def mentions(text: str, value: str) -> bool:
+    """Does ``text`` name ``value`` (a word, a name or a number as written)?"""
+    value = value.strip()
+    if not value:
+        return False
+    if _CJK.search(value):
+        return value in text
+    olds = find_numbers(value)
+    if olds:
+        have = find_numbers(text)
+        return any(
+            _same_number(o, h) for o in olds for h in have
+        ) or re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", text, _I) is not None
+    return re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", text, _I) is not None
+
+
+def _same_number(a: Value, b: Value) -> bool:
+    if a.type != b.type and "number" not in (a.type, b.type):
+        return False
+    return a.value == b.value and (a.unit is None or b.unit is None or a.unit == b.unit)
