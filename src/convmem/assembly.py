@@ -88,6 +88,7 @@ WORDS = {
         "superseded": "已被取代: “{old}”（{refs}）→ 现为 [mem {new}]",
         "dispute_count": "{n} 条记忆有争议，需用户裁定: {ids}",
         "stale": "已被取代，见注意:",
+        "withdrawn": "已撤回:",
         "policy_none": "兼容性策略为 none：无法判断模型当前可见内容，本块可能重复已可见信息。",
     },
     "en": {
@@ -108,6 +109,7 @@ WORDS = {
         "superseded": "superseded: “{old}” ({refs}) → now [mem {new}]",
         "dispute_count": "{n} disputed memory items await the user's decision: {ids}",
         "stale": "superseded, see notices:",
+        "withdrawn": "retracted:",
         "policy_none": "compatibility policy is none: convmem cannot tell what the model still "
         "sees, so this block may repeat visible messages.",
     },
@@ -315,7 +317,8 @@ class Assembler:
         hits = self.retriever.retrieve_evidence(session_id, retrieval.signals, shown, max_ev)
         quoted = 0
         hit_seqs = [h.event.seq for h in hits]
-        superseded = self.store.items(session_id, ("superseded",), from_seqs=hit_seqs)
+        # replaced or withdrawn values must never read as current through their source
+        superseded = self.store.items(session_id, ("superseded", "retracted"), from_seqs=hit_seqs)
         replaced = self._superseded_only_sources(superseded)
         stale = self._superseded_sentences(superseded)
         said = {collapse_spaces(s.item.content): s.item.id for s in shown}
@@ -324,7 +327,11 @@ class Assembler:
             if collapse_spaces(hit.text) in said:
                 b.omit(ident, "evidence", f"same text as {said[collapse_spaces(hit.text)]}")
             elif hit.event.seq in replaced:
-                b.omit(ident, "evidence", f"states a superseded value ({replaced[hit.event.seq]})")
+                b.omit(
+                    ident,
+                    "evidence",
+                    f"states only superseded or retracted values ({replaced[hit.event.seq]})",
+                )
             elif not self.retriever.quotable(hit.event):
                 b.omit(
                     ident,
@@ -342,8 +349,10 @@ class Assembler:
                 ident,
             ):
                 quoted += 1
+        # standing items and their sources are context, not evidence for this query
         found = any(s.matched for s in retrieval.items) or any(
-            self.retriever.quotable(h.event) for h in hits
+            self.retriever.quotable(h.event) and self.retriever.supports(retrieval.signals, h)
+            for h in hits
         )
         self._notice_section(b, session_id, shown, retrieval, policy, found, query)
 
@@ -365,7 +374,8 @@ class Assembler:
         result.omitted = b.omitted
 
     def _superseded_only_sources(self, superseded: Sequence[MemoryItem]) -> dict[int, str]:
-        """Events whose every item was superseded: quoting them would revive old values."""
+        """Events whose every item was superseded or retracted: quoting them would revive
+        old values."""
         dead: dict[int, str] = {}
         for item in superseded:
             for seq in item.source_seqs:
@@ -489,22 +499,23 @@ class Assembler:
     def _superseded_sentences(
         self, superseded: Sequence[MemoryItem]
     ) -> dict[int, list[tuple[str, str]]]:
-        """Per source event, the (sentence, item id) pairs whose value was superseded."""
-        out: dict[int, list[tuple[str, str]]] = {}
+        """Per source event, the (clause, item id, status) of values replaced or withdrawn."""
+        out: dict[int, list[tuple[str, str, str]]] = {}
         for item in superseded:
             for seq in item.source_seqs:
-                out.setdefault(seq, []).append((item.content, item.id))
+                out.setdefault(seq, []).append((item.content, item.id, item.status))
         return out
 
-    def _evidence_line(self, hit: EvidenceHit, stale: Sequence[tuple[str, str]] = ()) -> str:
+    def _evidence_line(self, hit: EvidenceHit, stale: Sequence[tuple[str, str, str]] = ()) -> str:
         ev = hit.event
         limit = int(self.settings["assembly.max_evidence_chars"])
         when = f" · {ev.time[:10]}" if ev.time else ""
         who = "" if ev.type == "user/message" else f" · {ev.type}"
         body = hit.text
-        for sentence, item_id in stale:
-            # quote faithfully, but never let a replaced value read as current
-            body = body.replace(sentence, f"⟦{self.words['stale']} {item_id}⟧")
+        for clause, item_id, status in stale:
+            # quote faithfully, but never let a replaced or withdrawn value read as current
+            word = self.words["stale" if status == "superseded" else "withdrawn"]
+            body = body.replace(clause, f"⟦{word} {item_id}⟧")
         text = clip(body.replace("\n", " ⏎ "), limit)
         return f"- [ev seq:{ev.seq}{who}{when}] {text}"
 

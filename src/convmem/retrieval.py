@@ -284,6 +284,30 @@ class Retriever:
             return False
         return not self.evidence_types or event.type in self.evidence_types
 
+    def supports(self, sig: QuerySignals, hit: EvidenceHit) -> bool:
+        """Does this hit bear on the query, rather than merely share a common word?
+
+        Being the source of a standing item is no support. A ranked or exact match
+        supports the query when it holds an exact term of it (a number, path, quote or
+        identifier) or at least half of its content terms (two at least when the query
+        has more than two).
+        """
+        if not any(r == "ranked match" or r.startswith("exact match") for r in hit.reasons):
+            return False
+        if any(r.startswith("exact match") for r in hit.reasons):
+            return True
+        text = hit.text.casefold()
+        terms = [t for t in sig.terms if not any("\u3400" <= c <= "\u9fff" for c in t)]
+        cjk = [t for t in sig.short_terms if any("\u3400" <= c <= "\u9fff" for c in t)]
+        words = {stem(w) for w in latin_words(text)}
+        have = sum(1 for t in terms if t in words or t in text)
+        have_cjk = sum(1 for t in cjk if t in text)
+        total = len(terms) + len(cjk)
+        if not total:
+            return False
+        matched = have + have_cjk
+        return matched * 2 >= total and (matched >= 2 or total <= 2)
+
     def rank_events(
         self, session_id: str, sig: QuerySignals, limit: int
     ) -> list[tuple[StoredEvent, float]]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 # --- units -----------------------------------------------------------------------------
@@ -49,9 +50,12 @@ _units("KB", "quantity", "kb")
 _units("MB", "quantity", "mb")
 _units("GB", "quantity", "gb", "g")
 _units("TB", "quantity", "tb")
-_units("KiB", "quantity", "kib")
-_units("MiB", "quantity", "mib")
-_units("GiB", "quantity", "gib")
+_units("KiB", "quantity", "kib", "ki")
+_units("MiB", "quantity", "mib", "mi")
+_units("GiB", "quantity", "gib", "gi")
+_units("TiB", "quantity", "tib", "ti")
+_units("lb", "quantity", "lbs", "lb")
+_units("mg", "quantity", "mg")
 _units("m", "quantity", "meters", "meter", "metres", "metre", "m", "米")
 _units("km", "quantity", "kilometers", "kilometer", "kilometres", "kilometre", "km", "公里")
 _units("rps", "quantity", "rps", "req/s", "requests/s", "requests per second")
@@ -84,6 +88,7 @@ _UNIT_TABLE["kgs"] = ("kg", "quantity")
 _UNIT_TABLE["平米"] = ("m2", "quantity")
 _UNIT_TABLE["sqft"] = ("sqft", "quantity")
 
+_JAPAN = re.compile(r"japan|tokyo|kyoto|osaka|hakone|hokkaido|okinawa|\byen\b|日本|东京|京都|大阪|日元", re.I)
 _CURRENCY_SIGNS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "CNY", "￥": "CNY"}
 _CURRENCY_CODES = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "rmb": "CNY", "cny": "CNY"}
 
@@ -96,9 +101,12 @@ _NOT_NOUNS = frozenset(
     most very too also just only still even about around over under after before per via
     or between up down out off do does did done has have had will would can could should
     shall may might must ago later earlier left remaining total overall plus minus
-    x th st nd rd ok okay etc vs am pm
+    x th st nd rd ok okay etc vs am pm because since though although while whereas unless until
+    whether cause just maybe probably really already yet again now today tonight tomorrow
+    yesterday anyway haha lol please thanks max min tops instead either also ish plus
     """.split()
 )
+_IE_NOUNS = frozenset({"calorie", "movie", "cookie", "pie", "tie", "rookie", "selfie", "zombie"})
 _IRREGULAR_PLURALS = {"people": "person", "children": "child", "men": "man", "women": "woman"}
 
 # --- Chinese numerals ---------------------------------------------------------------------
@@ -110,6 +118,9 @@ _CN_DIGIT = {
 _CN_SMALL = {"十": 10, "百": 100, "千": 1000}
 _CN_BIG = {"万": 10_000, "亿": 100_000_000}
 _CN_CHARS = "零〇一二两俩三四五六七八九十百千万亿"
+_CN_ARTICLE_UNITS = frozenset("家种下点些样位张条件套份本场")
+#: Characters that end a counted noun ("3个人的" -> 人).
+_CN_PARTICLES = frozenset("的了在要是都和就也还吧呢吗啊呀着过给把被让对从到")
 
 
 def parse_chinese_number(s: str) -> float | None:
@@ -253,10 +264,37 @@ _UPPER_BEFORE = re.compile(
 )
 _LOWER_BEFORE = re.compile(
     r"(?:\b(?:over|above|more than|greater than|at least|no less than|not less than|min(?:imum)?"
-    r"|higher than|longer than|upwards of|in excess of|exceed(?:ing)?|starting at|from)"
+    r"|higher than|longer than|upwards of|in excess of|exceed(?:ing)?|starting at|beat|beats)"
     r"|>=?|≥|至少|最少|起码|不低于|不少于|高于|大于|超过|下限(?:是|为)?)\s*$",
     re.I,
 )
+_NEGATION = re.compile(
+    r"\b(?:not|never|no|nothing|can't|cannot|don't|won't|shouldn't|mustn't|isn't|aren't|without)\b"
+    r"|不|别|没|勿",
+    re.I,
+)
+_NEGATED_LOWER = re.compile(
+    r"(?:不(?:能|要|得|可以|应该?|会|准)?(?:低于|少于|小于|短于)|\b(?:not|never) (?:go |drop |fall )?"
+    r"(?:below|under|less than|lower than))\s*$",
+    re.I,
+)
+_NEGATED_UPPER = re.compile(
+    r"(?:不(?:能|要|得|可以|应该?|会|准)?(?:超过|高于|大于|多于|长于|超出)"
+    r"|\b(?:not|never) (?:go |exceed )?(?:above|over|more than|higher than|exceed))\s*$",
+    re.I,
+)
+_DEADLINE_BEFORE = re.compile(
+    r"\b(?:by|before|until|till|no later than|due|deadline(?: is)?|latest)\s*(?:the\s+)?"
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+|next\s+\w+\s+)?$"
+    r"|(?:最晚|最迟|截止(?:到|日期是|时间是)?|之前要)\s*$",
+    re.I,
+)
+_AFTER_BEFORE = re.compile(r"\b(?:after|no earlier than|not before|from)\s*$|(?:最早)\s*$", re.I)
+_LIMIT_NOUN_UPPER = re.compile(
+    r"\b(?:max(?:imum)?|limit|cap|ceiling|deadline|no more than)\b|上限|最多|最高|最晚|最迟|封顶",
+    re.I,
+)
+_LIMIT_NOUN_LOWER = re.compile(r"\b(?:min(?:imum)?|floor)\b|下限|至少|最少|最低", re.I)
 _UPPER_AFTER = re.compile(r"^\s*(?:以内|以下|之内|内|或以下|及以下|封顶|or less|or fewer|max\b|tops\b|or under|at most)", re.I)
 _LOWER_AFTER = re.compile(r"^\s*(?:以上|或以上|及以上|起|多|or more|or above|plus\b|\+|at least|minimum\b|min\b)", re.I)
 
@@ -271,7 +309,18 @@ _UNIT_AFTER = re.compile(
     + r")(?![A-Za-z])",
     re.I,
 )
-_NOUN_AFTER = re.compile(r"\s(?:more\s|extra\s|additional\s|new\s|separate\s)?([A-Za-z][a-z]+)\b")
+_NOUN_AFTER = re.compile(
+    r"\s(?:more\s|extra\s|additional\s|new\s|separate\s)?([A-Za-z][A-Za-z]+)(?![\w-])"
+    r"(?:\s([A-Za-z][a-z]+s)(?![\w-]))?"
+)
+_EN_NUMBER_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30,
+    "fifty": 50, "hundred": 100,
+}  # fmt: skip
+_EN_WORD_COUNT = re.compile(
+    r"\b(" + "|".join(_EN_NUMBER_WORDS) + r")\s+(?:more\s+|extra\s+|new\s+)?([a-z]{3,}s)\b", re.I
+)
 
 
 def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
@@ -290,6 +339,8 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
 
 def _singular(word: str) -> str:
     w = word.lower()
+    if w.endswith(("ies",)) and w[:-1] in _IE_NOUNS:
+        return w[:-1]
     if w in _IRREGULAR_PLURALS:
         return _IRREGULAR_PLURALS[w]
     if w.endswith("ies") and len(w) > 4:
@@ -309,6 +360,14 @@ _MULTIPLIERS = {
     "k": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9,
     "万": 1e4, "w": 1e4, "千": 1e3, "亿": 1e8,
 }  # fmt: skip
+
+
+_ANY_NUMBER = re.compile(
+    r"[\d零〇一二两俩三四五六七八九十百千万亿半]|two|three|four|five|six|seven|eight|nine|ten|eleven"
+    r"|twelve|twenty|thirty|fifty|hundred",
+    re.I,
+)
+_AMOUNT_AT = re.compile(rf"(?P<num>{_NUM})(?P<pct>\s?%)?(?:\s?(?P<mult>{_MULT}))?")
 
 
 class _Finder:
@@ -358,6 +417,11 @@ class _Finder:
             else:
                 value = f"{year:04d}-{month:02d}-{day:02d}"
             self.add(Value(m.group(), "date", value, None, *m.span()))
+        for m in re.finditer(r"(\d{1,2})月\d{1,2}[号日](?:到|至|-|~|～)(\d{1,2})[号日]", t):
+            start = m.start(2)
+            if self.free(start, m.end()) and 1 <= int(m[2]) <= 31 and 1 <= int(m[1]) <= 12:
+                value = f"{int(m[1]):02d}-{int(m[2]):02d}"
+                self.add(Value(t[start : m.end()], "date", value, None, start, m.end()))
         for pattern, order in ((_EN_DATE_MD, "md"), (_EN_DATE_DM, "dm")):
             for m in pattern.finditer(t):
                 if not self.free(*m.span()):
@@ -451,6 +515,23 @@ class _Finder:
 
     # --- amounts -----------------------------------------------------------------------
 
+    def halves(self) -> None:
+        for m in re.finditer(r"(?<![一二两三四五六七八九十\d个])半(?:个)?(小时|钟头)", self.text):
+            if self.free(*m.span()):
+                self.add(Value(m.group(), "duration", 30.0, "min", *m.span()))
+        for m in re.finditer(r"([一二两三四五六七八九\d]+)分钱", self.text):
+            if self.free(*m.span()):
+                n = _small_int(m[1])
+                if n is not None:
+                    self.add(Value(m.group(), "money", round(n * 0.01, 2), "CNY", *m.span()))
+
+    def words(self) -> None:
+        """"two reports": a number word before a plural noun counts it."""
+        for m in _EN_WORD_COUNT.finditer(self.text):
+            if self.free(*m.span()) and m[2].lower() not in _NOT_NOUNS:
+                value = float(_EN_NUMBER_WORDS[m[1].lower()])
+                self.add(Value(m.group(), "quantity", value, _singular(m[2]), *m.span()))
+
     def percents(self) -> None:
         for m in _CN_PERCENT.finditer(self.text):
             if not self.free(*m.span()):
@@ -520,12 +601,6 @@ class _Finder:
                             upper.end,
                             high=upper.value,
                         )
-            bound = self._bound(value)
-            if bound:
-                value = Value(
-                    value.raw, value.type, value.value, value.unit, value.start, value.end,
-                    value.high, bound,
-                )  # fmt: skip
             self.add(value)
 
     def _amount(self, start: int, how: str, allow_bare: bool = False) -> Value | None:
@@ -544,7 +619,7 @@ class _Finder:
             cur_sign = _CURRENCY_CODES[code_before.group(1).lower()]
             begin = start - len(code_before.group())
         if how == "digits":
-            m = re.compile(rf"(?P<num>{_NUM})(?P<pct>\s?%)?(?:\s?(?P<mult>{_MULT}))?").match(t, start)
+            m = _AMOUNT_AT.match(t, start)
             if not m or (start > 0 and (t[start - 1].isalnum() and not _is_cjk(t[start - 1]))):
                 return None
             if start > 0 and t[start - 1] in "._/#:-" and not allow_bare and not (
@@ -589,12 +664,27 @@ class _Finder:
         unit = _unit_at(t, end)
         if how == "chinese" and unit is not None and unit[0] == "分":
             return None  # 十分 is "very"; a score is written in digits
-        if how == "chinese" and unit is None and t[end : end + 1] == "个":
+        if unit is not None and unit[0] == "个":
+            unit = None
+        if how == "chinese" and body == "一" and unit is not None and unit[0] in _CN_ARTICLE_UNITS:
+            return None  # 一家餐馆, 一间房: an article more often than a count
+        if unit is None and t[end : end + 2].lstrip(" ")[:1] == "个":
+            end = t.index("个", end)
             unit = _unit_at(t, end + 1)
+            if unit is not None and t[unit[2] : unit[2] + 1] == "均":
+                return None  # 一个人均…: "a per-person average of…"
+            if unit is None and how == "chinese" and body == "一":
+                return None  # 一个, 一家: "a", not a count
             if unit is None:
-                # 三个 …: the counted noun is the next character
-                nxt = t[end + 1 : end + 2]
-                unit = (nxt, "quantity", end + 2) if nxt in _CN_COUNTERS else ("个", "quantity", end + 1)
+                # 三个人, 两个大人: the counted noun follows the measure word
+                noun = re.match(r"[\u3400-\u9fff]{1,2}", t[end + 1 : end + 3])
+                word = noun.group() if noun else ""
+                if len(word) == 2 and word[1] in _CN_PARTICLES:
+                    word = word[0]
+                if word and word[0] not in _CN_PARTICLES:
+                    unit = (word, "quantity", end + 1 + len(word))
+                else:
+                    unit = ("个", "quantity", end + 1)
         if unit is not None and unit[0] in ("分",) and t[unit[2] : unit[2] + 1] == "钟":
             unit = ("min", "duration", unit[2] + 1)
         if unit is not None and how == "chinese" and t[unit[2] - 1 : unit[2]] in ("个",) and half:
@@ -612,6 +702,8 @@ class _Finder:
         if cur_sign is not None:
             if unit is not None and unit[1] == "money":
                 end = unit[2]
+            if cur_sign == "CNY" and t[begin] in "¥" and _JAPAN.search(t):
+                cur_sign = "JPY"
             return Value(t[begin:end].strip(), "money", value, cur_sign, begin, end)
         if unit is not None:
             canonical, kind, end = unit
@@ -621,10 +713,16 @@ class _Finder:
         # English counted noun: "16 workers", "3 nights", "2 people"
         noun = _NOUN_AFTER.match(t, end)
         if noun and how == "digits":
-            word = noun.group(1)
+            word, second = noun.group(1), noun.group(2)
+            if second and word.lower() not in _NOT_NOUNS and second.lower() not in _NOT_NOUNS:
+                unit_word = _singular(second)  # "6 uvicorn workers": the counted noun is last
+                return Value(
+                    t[begin : noun.end()].strip(), "quantity", value, unit_word, begin, noun.end()
+                )
             if word.lower() not in _NOT_NOUNS and not _is_verbish(word):
+                end2 = noun.end(1)
                 unit_word = _singular(word)
-                return Value(t[begin : noun.end()].strip(), "quantity", value, unit_word, begin, noun.end())
+                return Value(t[begin:end2].strip(), "quantity", value, unit_word, begin, end2)
         if how == "chinese" and not allow_bare and len(body) <= 1:
             return None
         return Value(t[begin:end].strip(), "number", value, None, begin, end)
@@ -633,15 +731,35 @@ class _Finder:
         t = self.text
         before = t[max(0, value.start - 24) : value.start]
         after = t[value.end : value.end + 12]
+        timely = value.type in ("date", "time")
         if _UPPER_AFTER.match(after):
             return "upper"
         if _LOWER_AFTER.match(after) and not re.match(r"\s*多(?:少|久|长|大)", after):
             return "lower"
+        if timely and re.match(r"\s*(?:之前|以前|前)", after):
+            return "upper"
+        if timely and re.match(r"\s*(?:之后|以后|后)", after):
+            return "lower"
+        if _NEGATED_LOWER.search(before):
+            return "lower"
+        if _NEGATED_UPPER.search(before):
+            return "upper"
         if _UPPER_BEFORE.search(before):
             return "upper"
-        if _LOWER_BEFORE.search(before):
-            if re.search(r"\bfrom\s*$", before, re.I):
-                return None  # "from 200 to 300" is a range, "from 200" a start, no bound
+        lower = _LOWER_BEFORE.search(before)
+        if lower:
+            wider = t[max(0, value.start - 40) : value.start - len(lower.group())]
+            if _NEGATION.search(wider) and re.search(r"over|above|more|exceed|超过|高于|大于", lower.group(), re.I):
+                return "upper"  # "can't spend more than $2,000", "nothing over 80k miles"
+            return "lower"
+        if timely and _DEADLINE_BEFORE.search(before):
+            return "upper"
+        if timely and _AFTER_BEFORE.search(before):
+            return "lower"
+        near = t[max(0, value.start - 32) : value.start]
+        if _LIMIT_NOUN_UPPER.search(near):
+            return "upper"
+        if _LIMIT_NOUN_LOWER.search(near):
             return "lower"
         return None
 
@@ -698,12 +816,26 @@ def _afternoon(period: str | None, hour: int) -> int:
 
 def find_numbers(text: str) -> list[Value]:
     """Every number in ``text``, typed, in order of position."""
-    if not re.search(r"[\d零〇一二两俩三四五六七八九十百千万亿]", text):
+    return list(_find_numbers(text))
+
+
+@lru_cache(maxsize=512)
+def _find_numbers(text: str) -> tuple[Value, ...]:
+    if not _ANY_NUMBER.search(text):
         return []
     f = _Finder(text)
     f.dates()
     f.times()
     f.versions()
+    f.halves()
     f.percents()
     f.amounts()
-    return sorted(f.found, key=lambda v: v.start)
+    f.words()
+    out = []
+    for v in sorted(f.found, key=lambda v: v.start):
+        if v.type != "version":
+            bound = f._bound(v)
+            if bound:
+                v = Value(v.raw, v.type, v.value, v.unit, v.start, v.end, v.high, bound)
+        out.append(v)
+    return tuple(out)

@@ -187,6 +187,32 @@ LASTING_FACT = re.compile(
     r"|\b(?:there (?:is|are)|it's|it is|that's|we've got|i've got|i have|we have)\b",
     _I,
 )
+#: A value or option accepted: "TTL 60s is fine", "180ms is ok", "PyJWT 就行", "丝巾可以".
+SETTLES = re.compile(
+    r"\b(?:is|are|'s|sounds|seems|should be|would be|will be)\s+(?:fine|ok|okay|good|enough|right"
+    r"|plenty|perfect|great)\b|\bshould (?:do|cover|work|be enough)\b|\bworks for (?:me|us)\b"
+    r"|\b(?:then|it is|it's)\s*$|^(?:go|going) with\b|^(?:just|only)\s+\w+"
+)
+ZH_SETTLES = re.compile(r"(?:就行|就好|可以了?|行了?|够了|没问题|也行|挺好|不错)[吧啊呀的了。！!～~]*$|^就(?:用|选|定|要|按)")
+#: Someone else's rule the person relays: "my wife says", "ops froze", "电商那边要我".
+THIRD_PARTY = re.compile(
+    r"\b(?:my|our|the)\s+(?:wife|husband|partner|boss|manager|lead|team|landlord|doctor|dietitian"
+    r"|physio|school|hoa|client|customer|legal|security|ops|finance|cto|ceo|pm|dba|mom|dad|parents"
+    r"|company|employer|insurer)\s+(?:says?|said|wants?|needs?|requires?|insists?|froze|told|asked)\b"
+    r"|\b(?:legal|security|ops|finance|compliance|the client|the customer|they)\s+(?:wants?|needs?"
+    r"|requires?|says?|froze|insists?)\b",
+    _I,
+)
+ZH_THIRD_PARTY = re.compile(r"(?:老公|老婆|老板|领导|主管|医生|老师|学校|公司|客户|运维|安全|法务|财务|产品|房东|爸|妈|那边)"
+                            r"(?:说|要求|要我|让我|规定|不让|不给|只给|刚说)")
+#: A commitment in other words: signed up, reserved, "I'll ask for", "报了", "挂了号", "先不做".
+COMMIT_MORE = re.compile(
+    r"\b(?:signed up|reserved|registered|enrolled|i'll ask for|i'll throw|i'll put|i'll set aside"
+    r"|i'm putting|we're moving|we're getting|we're not (?:renewing|doing|going)|not renewing"
+    r"|we'll skip|skip the|dropping|i'm dropping|we're dropping|i picked|picked up)\b",
+    _I,
+)
+ZH_COMMIT_MORE = re.compile(r"(?:报了|挂了|订了|定在|准备|我去|先用|先上|先不(?:开|做|搞|上|管)|这期不做|不做了|放弃|交了定金|下单)")
 SECOND_PERSON_RULE = re.compile(
     r"^(?:you|u) (?:must|should|need to|have to|can't|cannot|shouldn't|mustn't|may not|always|never"
     r"|only)\b",
@@ -356,6 +382,11 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
     flag("act:modal", MODAL.search(low) or (zh and ZH_MODAL.search(low)))
     flag("act:you_rule", SECOND_PERSON_RULE.match(low))
     flag("act:commit", COMMIT.search(low) or (zh and ZH_COMMIT.search(low)))
+    flag("act:commit_more", COMMIT_MORE.search(low) or (zh and ZH_COMMIT_MORE.search(low)))
+    flag("act:settles", SETTLES.search(low) or (zh and ZH_SETTLES.search(low)))
+    flag("act:third_party", THIRD_PARTY.search(low) or (zh and ZH_THIRD_PARTY.search(low)))
+    flag("act:negated", re.search(r"\b(?:not|no|never|don't|dont|can't|won't|isn't|nothing)\b", lower)
+         or (zh and re.search(r"[不别没勿]", low)))
     flag("act:prefer", PREFER.search(low) or (zh and ZH_PREFER.search(low)))
     flag("act:open_choice", OPEN.search(low) or (zh and ZH_OPEN.search(low)))
     flag("act:hypothetical", HYPOTHETICAL.search(low) or (zh and ZH_HYPOTHETICAL.match(low)))

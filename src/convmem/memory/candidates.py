@@ -22,6 +22,7 @@ from convmem.core.text import clip, paths
 from convmem.memory import acts, segment, subjects
 
 MAX_ITEM_CHARS = 400
+_CJK = re.compile(r"[\u3400-\u9fff]")
 
 #: Phrases that qualify a number: percentile, load, environment, period, scope.
 CONDITION = re.compile(
@@ -33,13 +34,16 @@ CONDITION = re.compile(
     r"|concurrent \w+|connections|rpm)\b"
     r"|\b(?:in|on|for)\s+(?:production|prod|staging|dev|development|ci|tests?|the tests|local"
     r"|mobile|desktop|weekdays|weekends|the weekend|fridays|mondays|holidays|business days)\b"
-    r"|\bper\s+(?:night|person|month|day|year|week|hour|head|user|request|pax|room|ticket|call"
-    r"|seat|sprint|run|batch|page|item|kg|gb|unit|team|service|instance|pod|node|core)\b"
-    r"|(?<=\d)\s*(?:a|an)\s+(?:night|month|day|year|week|hour|person|head)\b"
+    r"|\bper\s+[\w-]+\b|\bduring\s+(?:a|an|the|this|each|every)\s+[\w-]+\b"
+    r"|\bfor\s+(?:this|each|every)\s+[\w-]+\b"
+    r"|\b(?:once |twice )?(?:a|an|each|every)\s+(?:night|month|day|year|week|hour|person|head"
+    r"|weekday)\b(?!\s+(?:job|trip|pass|off|or two))"
+    r"|\b(?:on )?(?:weekdays?|weekends?)\b"
     r"|/(?:night|month|mo|day|year|yr|week|hour|hr|person|pp)\b"
-    r"|[Pp]\d{2,3}|高峰期?|峰值|每(?:人|晚|天|日|月|年|周|次|小时|秒|分钟|间|位|张|个人|单)"
+    r"|[Pp]\d{2,3}|高峰期?|峰值|人均|每(?:个人|人|晚|天|日|个月|月|年|周|次|小时|秒|分钟|间|位|张|单|桌|份"
+    r"|次调用|个请求|个用户)"
     r"|周末|工作日|平时|节假日|旺季|淡季|含税|不含税|税前|税后|往返|单程|平均"
-    r"|在[^，。,；;]{1,12}?(?:下|时|中|期间|环境|上)(?=[，,\s]|$|[^\u3400-\u9fff]|[\u3400-\u9fff])",
+    r"|在[^，。,；;]{1,12}?(?<!以)(?:下|时|中|期间|环境|上)(?=[，,\s]|$|[^\u3400-\u9fff]|[\u3400-\u9fff])",
 )
 
 
@@ -63,10 +67,35 @@ class Candidate:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+#: A period ("一天", "一晚") qualifies another number in the clause ("一天最多变两次").
+PERIOD = re.compile(r"(?<![\d一二两三四五六七八九十])一(?:天|日|周|个月|月|年|晚|小时|分钟)")
+#: Chinese words that make a bare number an amount of money in yuan.
+ZH_MONEY = re.compile(
+    r"预算|人均|价格|价位|房租|租金|工资|月薪|薪资|年薪|[\u3400-\u9fff]?费|花费|成本|票价|门票|报价|消费|总价|单价"
+    r"|押金|首付"
+    r"|贷款|存款|块|钱|[元¥￥]|多少钱|以内的|左右的"
+)
+
+
+def _money_in_yuan(text: str, n: dict[str, Any]) -> dict[str, Any]:
+    """A bare amount in Chinese everyday text is yuan: "人均100以内", "每晚800封顶"."""
+    if n["type"] != "number" or n.get("unit") is not None:
+        return n
+    if not isinstance(n["value"], int | float) or n["value"] < 10:
+        return n
+    everyday = not re.search(r"[A-Za-z]", text) and (n.get("bound") or n.get("conditions"))
+    if ZH_MONEY.search(text) or everyday:
+        return {**n, "type": "money", "unit": "CNY"}
+    return n
+
+
 def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, Any]], list[str]]:
     """Numbers with the conditions that qualify them; a number inside a condition
     ("at 1k rps") belongs to that condition."""
     found = [m for m in CONDITION.finditer(text)]
+    if len(values) >= 2:
+        found += [m for m in PERIOD.finditer(text)]
+        found.sort(key=lambda m: m.start())
     conditions: list[str] = []
     spans: list[tuple[int, int]] = []
     for m in found:
@@ -84,7 +113,12 @@ def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, An
             for c, (a, b) in zip(conditions, spans, strict=True)
             if b <= v.start or a >= v.end  # not the number itself
         ]
-        out.append({**v.as_dict(), "conditions": own})
+        number = {**v.as_dict(), "conditions": own}
+        if v.unit == "day" and any(re.search(r"week|month|周|月", c) for c in own):
+            number["type"] = "quantity"  # "4 days a week" counts days
+        if _CJK.search(text):
+            number = _money_in_yuan(text, number)
+        out.append(number)
     used = [c for c in conditions if any(c in n["conditions"] for n in out)] if out else conditions
     return out, used
 
@@ -137,6 +171,44 @@ def clause_contexts(
     return out
 
 
+#: Words that name what a requirement inside a request limits ("评分4.5分以上", "人均100以内").
+REQUIREMENT_SUBJECT = re.compile(
+    r"(?:评分|人均消费|人均|价格|价位|预算|门票|票价|游玩时间|游玩时长|时长|房价|租金|月租|距离|车程|步行|面积|排量"
+    r"|续航|内存|容量|电池|尺寸|配送费|起送价|年龄)"
+    r"(?:是|在|为|要|大概|差不多|控制在|不超过|不低于|最多|至少|最好|)?\s*$"
+)
+_EN_REQUIREMENT = re.compile(
+    r"\b(?:under|below|less than|at most|no more than|up to|within|max(?:imum)?|at least|over|more than"
+    r"|minimum|between)\s*$",
+    re.I,
+)
+
+
+def requirements(text: str, numbers: list[Value]) -> list[tuple[int, int]]:
+    """Spans of the requirements a request carries: "帮我找评分4.5分以上的酒店" holds the
+    requirement "评分4.5分以上"; "find a hotel under $200 a night" holds "under $200"."""
+    spans = []
+    for n in numbers:
+        if n.type in ("version", "date", "time"):
+            continue
+        head = text[max(0, n.start - 12) : n.start]
+        m = REQUIREMENT_SUBJECT.search(head)
+        start = None
+        if m:
+            start = n.start - len(head) + m.start()
+        elif n.bound or n.high is not None:
+            en = _EN_REQUIREMENT.search(text[max(0, n.start - 16) : n.start])
+            start = n.start - len(text[max(0, n.start - 16) : n.start]) + en.start() if en else n.start
+        if start is None:
+            continue
+        end = n.end
+        tail = re.match(r"\s*(?:以上|以下|以内|之内|左右|上下|封顶|起)", text[end:])
+        if tail:
+            end += tail.end()
+        spans.append((start, end))
+    return spans
+
+
 def candidates(
     text: str, from_user: bool = True, after_question: bool = False
 ) -> list[Candidate]:
@@ -147,6 +219,8 @@ def candidates(
     """
     out: list[Candidate] = []
     index = 0
+    if not from_user and not PROPOSAL.search(text):
+        return out  # an assistant message yields proposals only: none here
     for clause, ctx in clause_contexts(text, after_question):
         index += 1
         body = clause.text
@@ -159,7 +233,33 @@ def candidates(
         kind = act.kind
         if not from_user:
             act.numbers = acts.find_numbers(body)
-        retraction = bool(from_user and reading.retract_target and not act.numbers)
+        retraction = bool(from_user and reading.retract_target)
+        asks = (
+            "act:request" in act.features
+            or "act:question" in act.features
+            or "act:zh_question" in act.features
+        )
+        spans = requirements(body, act.numbers) if from_user and asks and act.numbers else []
+        if spans and not retraction and (kind is None or kind in ("fact", "constraint")):
+            for a, b in spans:
+                sub = body[a:b]
+                nums, conditions = number_conditions(sub, acts.find_numbers(sub))
+                out.append(
+                    Candidate(
+                        kind="constraint",
+                        content=sub,
+                        start=clause.start + a,
+                        end=clause.start + b,
+                        topic=subjects.subject_key(sub),
+                        numbers=nums,
+                        conditions=conditions,
+                        scope=[],
+                        reading=subjects.read(sub),
+                        act=acts.Act("constraint", "a requirement inside a request", act.features),
+                        index=index * 100 + a,
+                    )
+                )
+            continue
         correction_only = False
         if from_user and kind is None and not retraction:
             values = [n for n in act.numbers if n.type != "version"]

@@ -120,7 +120,8 @@ class Extractor:
         else:
             return
         made: list[MemoryItem] = []
-        for cand in candidates(event.text, from_user):
+        asked = from_user and self._assistant_asked(event)
+        for cand in candidates(event.text, from_user, asked):
             item = self._store_candidate(event, cand, from_user, report, made)
             if item is not None:
                 made.append(item)
@@ -128,6 +129,21 @@ class Extractor:
             from convmem.memory.segment import sentences
 
             self._patch_task_state(event, [s.text for s in sentences(event.text)])
+
+    def _assistant_asked(self, event: StoredEvent) -> bool:
+        """Did the assistant's message just before this one end by asking something?"""
+        before = self.store.events(
+            event.session_id,
+            after=max(-1, event.seq - 6),
+            until=event.seq - 1,
+            types=["assistant/message", "user/message"],
+            newest_first=True,
+            limit=1,
+        )
+        if not before or before[0].type != "assistant/message":
+            return False
+        tail = before[0].text[-300:]
+        return "?" in tail or "？" in tail
 
     def _store_candidate(
         self,

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 NEWEST = 30
 MATCHES = 30
 COMPARABLE = ("fact", "constraint", "decision", "preference")
+#: A decision can settle an open question; nothing else links to one.
+SETTLES = ("open_question",)
 STATUSES = ("active", "disputed")
 
 
@@ -65,11 +67,12 @@ def _pool(
             found.setdefault(item.id, item)
     for item in same_event:
         found[item.id] = item
+    kinds = COMPARABLE + (SETTLES if cand.kind == "decision" else ())
     earlier = [
         i
         for i in found.values()
         if i.evidence_type == "user_explicit"
-        and i.kind in COMPARABLE
+        and i.kind in kinds
         and ((i.derived_from_seq or 0) < seq or i.id in {s.id for s in same_event})
     ]
     order = {item.id: n for n, item in enumerate(same_event)}
@@ -133,6 +136,16 @@ def relate(
             if holders:
                 return Link("supersedes", holders[-1], f"replaces {old!r}")
 
+    # 2. a decision that settles an open question about the same options
+    if cand.kind == "decision":
+        open_items = [i for i in pool if i.kind == "open_question"]
+        words = subjects.content_words(cand.content)
+        for item in reversed(open_items):
+            if words & subjects.content_words(item.content):
+                return Link("supersedes", item, "a decision settles the open question")
+    pool = [i for i in pool if i.kind != "open_question"]
+    if not pool:
+        return None
     units, values, types = _units(cand.numbers), _values(cand.numbers), _types(cand.numbers)
     names = set(reading.names)
     categories = {subjects.category(n) for n in names} - {None}

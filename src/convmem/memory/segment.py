@@ -67,7 +67,7 @@ _PASTED_LINE = re.compile(
 )
 _CODE_END = re.compile(r"[;{}]\s*$|\)\s*[:{]\s*$|^\s*[)}\]];?\s*$")
 _INDENTED = re.compile(r"^(?: {4,}|\t)\S")
-_CONFIG_LINE = re.compile(r"^\s*[\w.\-/]+\s*[:=]\s*\S+\s*$")
+_CONFIG_LINE = re.compile(r"^\s*[\w.\-/]+\s*[:=]\s*\S+\s*$|^[+-](?![-+\s])\S")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _SYMBOLS = set("{}[]()<>=;:/\\|_$#@*\"'`~^&%+")
 
@@ -162,23 +162,44 @@ _HEADING = re.compile(r"^\s*#{1,6}\s+")
 def _segmenter(language: str, text: str) -> list[str]:
     import sentencex
 
-    return list(sentencex.segment(language, text))
+    try:
+        return list(sentencex.segment(language, text))
+    except UnicodeEncodeError:  # a lone surrogate: captured text never has one
+        from convmem.core.text import fix_surrogates
+
+        return list(sentencex.segment(language, fix_surrogates(text)))
 
 
 _UNIT_STOP = re.compile(r"[.!?]\s+(?=[A-Z])")
 _NUMBER_UNIT_END = re.compile(r"\d\s?[A-Za-z%]{0,3}$")
 #: Where run-on chat text starts a new sentence with no punctuation before it.
 _RUN_ON = re.compile(
-    r"(?<=[\u3400-\u9fff])[ \u3000]+(?=[\u3400-\u9fffA-Za-z0-9])"  # 第一次去新疆 好激动
-    r"|(?<=[\u3400-\u9fffA-Za-z0-9])[ \u3000]+(?=[\u3400-\u9fff])"
+    r"(?<=[\u3400-\u9fff])[ \u3000]+(?=[\u3400-\u9fff])"  # 第一次去新疆 好激动
     r"|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s*(?=\w)"  # after an emoji
-    r"|(?<=[a-z0-9)'\"])\s+(?=(?:Also|So|But|And|Then|Oh|Ok|OK|Okay|Btw|BTW|Anyway|Plus|Actually"
+    r"|(?<=[a-z0-9)'\".])\s+(?=(?:Also|So|But|And|Then|Oh|Ok|OK|Okay|Btw|BTW|Anyway|Plus|Actually"
     r"|Honestly|Basically|My|Our|We|We're|We've|We'll|It|It's|This|That|That's|There|He|She|They"
     r"|What|How|Why|When|Where|Which|Who|Can|Could|Should|Would|Is|Are|Do|Does|Did|Will|Please"
     r"|Thanks|Thank|Yeah|Yes|No|Hmm|Ugh|Wait|Sorry|Also|Just|Let's|Lets|Any|Maybe|I'm|I've|I'll"
     r"|I'd|Not|Never|Always|Don't|Budget|Note)\b)"
     r"|(?<=[a-z0-9])\s+(?=(?:what|how|why|where|which|who|should|can|could|would|do|does|is|are)"
     r"\s+(?:i|we|you|it|they|the|this|that|there|he|she|my|our)\b[^.!?]*\?\s*$)"
+)
+
+
+#: "…the nanny share it has to be…": a subject and its verb start a clause, unless the
+#: word before them leads into it ("I think it has", "because it is").
+_SUBJECT_START = re.compile(
+    r"(?<=[a-z0-9%])\s+(?=(?:i|we|it|they|he|she)\s+(?:is|are|was|were|has|have|had|can|can't|will"
+    r"|would|should|must|need|needs|doesn't|don't|didn't|isn't|wasn't|won't|gets|got|goes|went"
+    r"|says|said|takes|took|starts|eats|works|lives|uses|runs|knows|wants|likes|loves|hates"
+    r"|just|also|still|already|really|only|never|always)\b)"
+)
+_LEADS_INTO_SUBJECT = frozenset(
+    """think thought said says know knew guess hope mean means believe feel told tell ask asked
+    want wanted need make let help see saw because that if when so and but or nor than as since
+    unless until where what how why which who whether to for with of in on at by from about like
+    is are was were be did does do sure maybe also then once after before while though just
+    realized noticed found heard assuming suppose figure bet wish promise remember forgot""".split()
 )
 
 
@@ -198,9 +219,16 @@ def _run_ons(piece: str) -> list[str]:
     """Chat text runs sentences together: a space between Chinese words, an emoji, a
     capitalised sentence opener after a lower-case word, a trailing question."""
     out, pos = [], 0
-    for m in _RUN_ON.finditer(piece):
+    marks = sorted(
+        [*_RUN_ON.finditer(piece), *_SUBJECT_START.finditer(piece)], key=lambda m: m.start()
+    )
+    for m in marks:
         if m.start() <= pos or m.end() >= len(piece):
             continue
+        if m.re is _SUBJECT_START:
+            before = piece[pos : m.start()].split()
+            if not before or before[-1].lower() in _LEADS_INTO_SUBJECT or len(before) < 3:
+                continue
         if _CJK.search(piece[m.end() : m.end() + 1]) and len(piece[pos : m.start()].strip()) < 2:
             continue
         out.append(piece[pos : m.start()])
@@ -270,13 +298,13 @@ _SPLIT_EN = re.compile(
 )
 _SPLIT_ZH = re.compile(
     r"[；;]\s*"
-    r"|[，,]\s*(?=(?:但是|但|不过|可是|所以|因此|因为|而且|并且|另外|还有|然后|同时|此外|否则|"
+    r"|(?:，|,(?!\d{3}))\s*(?=(?:但是|但|不过|可是|所以|因此|因为|而且|并且|另外|还有|然后|同时|此外|否则|"
     r"以及|顺便|对了|哦对|另|再就是|其次|最后|首先))"
-    r"|[，,]\s*(?=[^，,。]{0,12}(?:吗|呢|么|嘛)[？?]?\s*$)"
-    r"|[，,]\s*(?=[^，,。]*[？?]\s*$)"
+    r"|(?:，|,(?!\d{3}))\s*(?=[^，,。]{0,12}(?:吗|呢|么|嘛)[？?]?\s*$)"
+    r"|(?:，|,(?!\d{3}))\s*(?=[^，,。]*[？?]\s*$)"
 )
 #: Chinese commas split too when both sides are clauses of their own.
-_ZH_COMMA = re.compile(r"[，,]\s*")
+_ZH_COMMA = re.compile(r"(?:，|,(?!\d{3}))\s*")
 _ZH_LEADS_INTO = re.compile(r"^(?:不是|虽然|与其|在|如果|要是|假如|假设|万一|当|对于|关于|为了|除了|等|一旦|只要|无论|不管)")
 
 #: Openers trimmed from the front of a clause; the ones that mark a correction are kept.
@@ -288,7 +316,7 @@ _OPENER = re.compile(
     r"|sounds good|ah ok|ok so|ok cool|ugh|note|ps|p\.s\.|important|also note|quick note"
     r"|好的|好|嗯+|哦+|噢|那|那么|另外|还有|对了|其实|话说|然后|所以|不过|但是|算了|不对|等等|哦对"
     r"|更正|纠正|补充|刚才说错了|说错了|我说错了|改一下|对|是的|行|可以|好吧|ok的|收到|明白)"
-    r"[\s,，.。:：!！;；—-]+)+",
+    r"(?:[\s,，.。:：!！;；—-]+|$))+",
     re.I,
 )
 _CORRECTION_OPENER = re.compile(
@@ -296,7 +324,7 @@ _CORRECTION_OPENER = re.compile(
     r"|hold on)\b|算了|不对|等等|更正|纠正|说错了|改一下|其实",
     re.I,
 )
-_TRAILING = re.compile(r"[\s,，;；:：.。!！~～…]+$")
+_TRAILING = re.compile(r"[\s,，;；:：、—–-]+$")
 
 
 @dataclass(frozen=True)
@@ -318,16 +346,59 @@ _COMMA = re.compile(r",\s+(?:and\s+|so\s+)?")
 _DIGIT = re.compile(r"\d")
 
 
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|am|be|been|has|have|had|do|does|did|can|could|can't|cannot|will|would"
+    r"|won't|should|shouldn't|must|need|needs|want|wants|use|uses|used|run|runs|work|works|take"
+    r"|takes|know|knows|own|owns|go|goes|went|get|gets|got|say|says|said|told|moved|booked|bought"
+    r"|eat|eats|live|lives|make|makes|keep|keeps|prefer|like|likes|love|hate|cost|costs|pay|pays"
+    r"|start|starts|stay|stays|seem|seems|look|looks|sounds|matters|squashes|doesn't|don't"
+    r"|didn't|isn't|aren't|wasn't|weren't)\b|'s\b|'re\b|'m\b|'ll\b|'ve\b|'d\b|\b\w+ed\b",
+    re.I,
+)
+_CLAUSE_JOIN = re.compile(r",\s+|\s+and\s+(?!then\b)")
+_LEADS_IN = re.compile(r"^(?:if|when|once|unless|until|before|after|while|as long as|since)\b", re.I)
+
+
+def _two_clauses(text: str) -> list[tuple[int, int]]:
+    """", the team already knows it", "… is 50ms and the pool is 20": a comma or an "and"
+    between two clauses that each have a verb of their own divides them."""
+    if _LEADS_IN.match(text):
+        return []  # "if it's slow, skip the cache": one conditional rule
+    out = []
+    marks = list(_CLAUSE_JOIN.finditer(text))
+    start = 0
+    for i, m in enumerate(marks):
+        left = text[start : m.start()]
+        right_end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        right = text[m.end() : right_end]
+        if len(left.split()) < 3 or len(right.split()) < 3:
+            continue
+        if _FINITE.search(left) and _FINITE.search(right) and not _LEADS_IN.match(right):
+            out.append(m.span())
+            start = m.end()
+    return out
+
+
 def _value_list(text: str) -> list[tuple[int, int]]:
-    """"$92k base, 10% bonus target, 3 weeks PTO": a list of values is a list of clauses."""
+    """"$92k base, 10% bonus target, 3 weeks PTO": a list of values is a list of clauses.
+
+    A comma divides two neighbours that both hold a number; never before the value a
+    correction rejects ("2000 tokens, not 3000").
+    """
     marks = [m.span() for m in _COMMA.finditer(text)]
     if not marks:
         return []
     bounds = [0, *[x for span in marks for x in span], len(text)]
     parts = [text[bounds[i] : bounds[i + 1]] for i in range(0, len(bounds), 2)]
-    if sum(bool(_DIGIT.search(p)) for p in parts) < 2:
-        return []
-    return marks
+    out = []
+    for i, span in enumerate(marks):
+        left, right = parts[i], parts[i + 1]
+        if _DIGIT.search(left) and _DIGIT.search(right) and not _REJECTS.match(right):
+            out.append(span)
+    return out
+
+
+_REJECTS = re.compile(r"(?:not|rather than|instead of|and not|but not|no longer|never)\b", re.I)
 
 
 def _pieces(sentence: Span) -> list[tuple[int, int]]:
@@ -339,7 +410,7 @@ def _pieces(sentence: Span) -> list[tuple[int, int]]:
             continue
         cuts.append(m.span())
     if not _CJK.search(text):
-        cuts += _value_list(text)
+        cuts += _value_list(text) + _two_clauses(text)
     if _CJK.search(text):
         cuts = _zh_commas(text, cuts)
         cuts += [m.span() for m in _SPLIT_EN.finditer(text) if not _CJK.search(m.group())
@@ -372,6 +443,8 @@ def _zh_commas(text: str, cuts: list[tuple[int, int]]) -> list[tuple[int, int]]:
         stripped_left = _OPENER.sub("", left)
         if len(stripped_left) <= 2 or _ZH_LEADS_INTO.match(stripped_left):
             continue  # joined to the next piece
+        if text[b:].startswith(("而是", "而不是", "而非")):
+            continue  # "…不是 60 秒，而是 300 秒": one correction
         if not any(x <= a < y for x, y in cuts):
             extra.append((a, b))
         start = b

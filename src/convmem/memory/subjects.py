@@ -106,9 +106,10 @@ _FOR_PURPOSE = re.compile(
     r"\b(?:for|as)\s+(?:(?:the|our|my|all|every|any)\s+)?(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})",
     _I,
 )
-_ZH_SUBJECT = re.compile(
-    r"^(?:我们的?|咱们的?|我的|这个|那个|这次|整体的?|总的?)?(?P<np>[\u3400-\u9fffA-Za-z0-9_ ]{1,10}?)"
-    r"(?:必须|务必|一定要|不能|不要|不得|不超过|不低于|至少|最多|控制在|改成|改为|换成|要|得|需要|是|在|为|用|走|定在|设成|设为|设置为|上限|下限)"
+#: Chinese verbs and copulas after the subject of a statement, longest first.
+_ZH_VERBS = re.compile(
+    r"必须|务必|一定要|不能|不要|不得|不准|不超过|不低于|至少|最多|控制在|改成|改为|换成|设成|设为|设置为|定在|用的是"
+    r"|需要|上限|下限|不是|就是|是|为|要|得|用|在"
 )
 _ZH_SUBJECT_STRIP = re.compile(r"^(?:把|将|给|让|就|都|还|也|再|先|然后|另外|还有)|(?:的)$")
 
@@ -135,14 +136,17 @@ _SCRATCH = re.compile(
     _I,
 )
 _RETRACT = re.compile(
-    r"\b(?:forget (?:about )?(?:the )?(?P<a>[\w\s-]{2,40}?)(?: thing| part| requirement| idea)?"
+    r"\b(?:(?:forget|scratch|drop|skip) (?:about )?(?:what i said about )?(?:the )?"
+    r"(?P<a>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit)\b"
+    r"|forget (?:about )?(?:what i said about )?(?:the )?(?P<h>[\w\s'-]{2,40})"
+    r"|never ?mind (?:about |on )?(?:the )?(?P<i>[\w\s'-]{2,30})"
     r"|ignore (?:what i said about |the )?(?P<b>[\w\s-]{2,40}?)(?: thing| part| requirement)?"
     r"|(?:the )?(?P<c>[\w\s-]{2,30}?) (?:doesn't|does not|no longer) matter(?:s)?(?: anymore)?"
     r"|drop the (?P<d>[\w\s-]{2,30}?) (?:requirement|thing|part|idea|rule)"
     r"|no need for (?:the )?(?P<e>[\w\s-]{2,30}))\b"
-    r"|(?P<f>[\u3400-\u9fffA-Za-z0-9]{1,10}?)(?:那个|这个|的事|的要求)?(?:不用管了|不用考虑了|不需要了|不要了|不用了"
-    r"|就算了|取消了?|可以不管)"
-    r"|(?:别管|不用管|不用考虑|取消)(?P<g>[\u3400-\u9fffA-Za-z0-9]{1,10})",
+    r"|(?P<f>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个|的事|的要求|那条)?(?:先)?(?:不用管了|不用考虑了|不需要了"
+    r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不做了|不搞了)"
+    r"|(?:别管|不用管|不用考虑|取消|先不搞|先别搞|先不做|先不要)(?P<g>[\u3400-\u9fffA-Za-z0-9]{1,10})",
     _I,
 )
 
@@ -173,12 +177,9 @@ def subject_key(text: str, numbers: list[Value] | None = None) -> str:
     """The key of what the clause is about; empty when it cannot tell."""
     body = text.strip()
     if _CJK.search(body):
-        m = _ZH_SUBJECT.search(body)
-        if m:
-            np = _ZH_SUBJECT_STRIP.sub("", m.group("np").strip())
-            np = re.sub(r"[\d\s]+$", "", np)
-            if np and not re.fullmatch(r"[我你他她它们这那个的是也都就]+", np):
-                return np.lower()
+        key = _zh_subject(body)
+        if key:
+            return key
     for pattern in (_SUBJECT_AFTER_VERB, _SUBJECT_BEFORE_VERB):
         m = pattern.search(body)
         if m:
@@ -196,6 +197,56 @@ def subject_key(text: str, numbers: list[Value] | None = None) -> str:
         if cat:
             return cat
     return ""
+
+
+def content_words(text: str) -> set[str]:
+    """Words (and CJK bigrams) of a text that say what it is about."""
+    out = set(_content_words_all(text))
+    for run in _CJK.findall(text) and re.findall(r"[\u3400-\u9fff]+", text):
+        stripped = re.sub(r"[我你他她它们的了是在要就还先用吧呢吗啊也都和或者还是没定想好决定纠结]", " ", run)
+        for part in stripped.split():
+            out.update(part[i : i + 2] for i in range(len(part) - 1))
+    return out
+
+
+def _content_words_all(np: str) -> list[str]:
+    words = []
+    for w in re.findall(r"[a-z][\w.+#-]*", np.lower()):
+        w = w.strip(".-")
+        if len(w) < 3 or w in _STOP or w in _GENERIC:
+            continue
+        if w.endswith("s") and len(w) > 4 and not w.endswith("ss"):
+            w = w[:-1]
+        words.append(w)
+    return words
+
+
+_GENERIC = frozenset(
+    """between decide deciding decided torn still haven't yet whether either choose choosing
+    going think thinking leaning toward towards option options which what then okay""".split()
+)
+
+
+_ZH_NOT_SUBJECT = re.compile(
+    r"^(?:决定|打算|准备|觉得|感觉|希望|想要|想|喜欢|偏好|还是|就|先|再|都|也|还|已经|直接|统一|一律|以后|今后)+"
+)
+
+
+def _zh_subject(body: str) -> str:
+    """The head of the noun phrase before the first verb: "摘要的预算是3000" -> 预算."""
+    for m in _ZH_VERBS.finditer(body):
+        head = body[: m.start()].strip()
+        head = _ZH_SUBJECT_STRIP.sub("", head)
+        head = head.split("的")[-1].strip()
+        head = re.sub(r"^(?:我们|咱们|我|你|这个|那个|这次|整体|总|每个|每)+", "", head)
+        head = re.sub(r"[\d\s.,，:：]+$", "", head)
+        head = _ZH_NOT_SUBJECT.sub("", head)
+        if len(head) >= 2 and len(head) <= 12:
+            return head.lower()
+        if m.start() > 12:
+            break
+    m = re.match(r"^([\u3400-\u9fff]{2,6})\s*\d", body)  # 预算3000元
+    return m.group(1) if m else ""
 
 
 def subject_words(key: str) -> set[str]:

@@ -1,0 +1,93 @@
+"""Numbers as people write them: typed, with unit, range and bound, English and Chinese."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from convmem.core.numbers import find_numbers, parse_chinese_number
+
+# (text, [(raw, type, value, high, unit, bound), ...])
+CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
+    # Chinese written normally, no spaces
+    ("上限是3000元", [("3000元", "money", 3000, None, "CNY", "upper")]),
+    ("低于200毫秒", [("200毫秒", "duration", 200, None, "ms", "upper")]),
+    ("命中率95%", [("95%", "percent", 95, None, "%", None)]),
+    ("覆盖率不能低于80%", [("80%", "percent", 80, None, "%", "lower")]),
+    ("预算不超过两千块", [("两千块", "money", 2000, None, "CNY", "upper")]),
+    ("评分4.5分以上", [("4.5分", "quantity", 4.5, None, "分", "lower")]),
+    ("人均50-100元", [("50-100元", "money", 50, 100, "CNY", None)]),
+    ("游玩时间3小时 - 4小时", [("3小时 - 4小时", "duration", 3, 4, "h", None)]),
+    ("500到600元", [("500到600元", "money", 500, 600, "CNY", None)]),
+    ("离地铁500米以内", [("500米", "quantity", 500, None, "m", "upper")]),
+    # Chinese numerals
+    ("两百毫秒", [("两百毫秒", "duration", 200, None, "ms", None)]),
+    ("一万五", [("一万五", "number", 15000, None, None, None)]),
+    ("三千五百块", [("三千五百块", "money", 3500, None, "CNY", None)]),
+    ("百分之二十", [("百分之二十", "percent", 20, None, "%", None)]),
+    ("两个半小时", [("两个半小时", "duration", 2.5, None, "h", None)]),
+    ("下载链接不能超过半小时", [("半小时", "duration", 30, None, "min", "upper")]),
+    ("8个大人2个小孩", [("8个大人", "quantity", 8, None, "大人", None), ("2个小孩", "quantity", 2, None, "小孩", None)]),
+    # words that look like numbers but are not
+    ("十分好", []),
+    ("一起去吃饭", []),
+    ("帮我推荐一家店", []),
+    # times and dates
+    ("8:30 PM", [("8:30 PM", "time", "20:30", None, None, None)]),
+    ("晚上8点半", [("晚上8点半", "time", "20:30", None, None, None)]),
+    ("早上7:40", [("早上7:40", "time", "07:40", None, None, None)]),
+    ("by May 5", [("May 5", "date", "05-05", None, None, "upper")]),
+    ("2024-03-15", [("2024-03-15", "date", "2024-03-15", None, None, None)]),
+    ("2024年3月15日", [("2024年3月15日", "date", "2024-03-15", None, None, None)]),
+    ("5月31号前", [("5月31号", "date", "05-31", None, None, "upper")]),
+    ("if it's not merged by Thursday 5pm", [("5pm", "time", "17:00", None, None, "upper")]),
+    # versions are never quantities
+    ("Python 3.12", [("3.12", "version", "3.12", None, None, None)]),
+    ("PostgreSQL 16", [("16", "version", "16", None, None, None)]),
+    ("v2.3.1", [("v2.3.1", "version", "2.3.1", None, None, None)]),
+    # English amounts
+    ("budget is $2,000", [("$2,000", "money", 2000, None, "USD", None)]),
+    ("$1.2M", [("$1.2M", "money", 1_200_000, None, "USD", None)]),
+    ("between 50 and 100 dollars", [("50 and 100 dollars", "money", 50, 100, "USD", None)]),
+    ("$50-100", [("$50-100", "money", 50, 100, "USD", None)]),
+    ("at least 3 bedrooms", [("3 bedrooms", "quantity", 3, None, "bedroom", "lower")]),
+    ("3-5 days", [("3-5 days", "duration", 3, 5, "day", None)]),
+    ("no more than 5 replicas", [("5 replicas", "quantity", 5, None, "replica", "upper")]),
+    ("running 6 uvicorn workers", [("6 uvicorn workers", "quantity", 6, None, "worker", None)]),
+    ("we can't spend more than $2,000", [("$2,000", "money", 2000, None, "USD", "upper")]),
+    ("max upload size is 25 MB", [("25 MB", "quantity", 25, None, "MB", "upper")]),
+    ("we use cursors in two reports", [("two reports", "quantity", 2, None, "report", None)]),
+    ("the workers have a 1Gi memory limit", [("1Gi", "quantity", 1, None, "GiB", None)]),
+    ("Stay under ¥30,000 per night in Tokyo", [("¥30,000", "money", 30000, None, "JPY", "upper")]),
+]
+
+
+@pytest.mark.parametrize(("text", "want"), CASES)
+def test_numbers_as_written(text: str, want: list[tuple[Any, ...]]) -> None:
+    got = [(v.raw, v.type, v.value, v.high, v.unit, v.bound) for v in find_numbers(text)]
+    assert got == [tuple(float(x) if isinstance(x, int) else x for x in w) for w in want]
+
+
+@pytest.mark.parametrize(
+    ("written", "value"),
+    [("三千", 3000), ("两百", 200), ("一万五", 15000), ("三千五", 3500), ("十五", 15), ("二〇二四", 2024)],
+)
+def test_chinese_numerals(written: str, value: int) -> None:
+    assert parse_chinese_number(written) == value
+
+
+def test_as_dict_is_plain_json() -> None:
+    (v,) = find_numbers("Keep the pool under 50 connections")
+    assert v.as_dict() == {
+        "raw": "50 connections",
+        "type": "quantity",
+        "value": 50,
+        "unit": "connection",
+        "bound": "upper",
+    }
+
+
+def test_any_text_is_safe() -> None:
+    for text in ("", "9" * 5000, "¥" * 100, "1-" * 2000, "十" * 3000, "\ud800 12"):
+        find_numbers(text)

@@ -1,0 +1,117 @@
+"""Cutting messages into prose sentences and clauses; pasted material set aside."""
+
+from __future__ import annotations
+
+import pytest
+
+from convmem.memory.segment import clauses, prose_lines, sentences
+
+
+def _clauses(text: str) -> list[str]:
+    return [c.text for s in sentences(text) for c in clauses(s)]
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        "Traceback (most recent call last):\n  File \"app.py\", line 12, in <module>\n    main()\n"
+        "ValueError: bad value",
+        "2024-03-01 10:22:01 INFO request done p95=340ms p99=1.2s rps=1000\n"
+        "2024-03-01 10:22:02 ERROR timeout after 30s",
+        "```\nDATABASE_URL=postgres://db/app\nWORKERS=4\n```",
+        "$ npm test\nnpm ERR! code ELIFECYCLE",
+        "| plan | price |\n|------|-------|\n| pro  | $35   |",
+        "diff --git a/x.py b/x.py\n@@ -1,3 +1,3 @@\n-old\n+new",
+        '{\n  "retries": 3,\n  "timeout": 30\n}',
+        "    at handler (server.js:42:13)\n    at process (node:internal/x:1:1)",
+        "> Could not resolve all files for configuration",
+        "Discover         $2,880   19.49% APR   min $86",
+    ],
+)
+def test_pasted_material_is_not_prose(pasted: str) -> None:
+    text = f"here is what I see:\n{pasted}\nany idea?"
+    assert [s.text for s in sentences(text)] == ["here is what I see:", "any idea?"]
+
+
+def test_config_like_lines_alone_stay_prose() -> None:
+    assert [s.text for s in prose_lines("Budget: 3000\nthanks")] == ["Budget: 3000", "thanks"]
+
+
+def test_offsets_point_into_the_message() -> None:
+    text = "ok so. Keep p95 under 200 ms, and the timeout is 30 s.\n- use pnpm\n好的，预算3000元。"
+    for s in sentences(text):
+        assert text[s.start : s.end] == s.text
+        for c in clauses(s):
+            assert text[c.start : c.end] == c.text
+
+
+def test_sentences_keep_decimals_versions_and_abbreviations() -> None:
+    assert [s.text for s in sentences("We're on Python 3.12 now, e.g. for the API. Thanks")] == [
+        "We're on Python 3.12 now, e.g. for the API.",
+        "Thanks",
+    ]
+
+
+def test_units_end_sentences() -> None:
+    assert _clauses("the timeout is 30 s. Can you check?") == [
+        "the timeout is 30 s.",
+        "Can you check?",
+    ]
+
+
+def test_clause_level_pieces() -> None:
+    assert _clauses("Keep p95 under 200 ms at 1k rps, and the timeout is 30 s.") == [
+        "Keep p95 under 200 ms at 1k rps",
+        "the timeout is 30 s.",
+    ]
+    assert _clauses("$92k base, 10% bonus target, 3 weeks PTO") == [
+        "$92k base",
+        "10% bonus target",
+        "3 weeks PTO",
+    ]
+    # a corrected value stays with what it corrects
+    assert _clauses("Actually, make it 2000 tokens, not 3000.") == ["make it 2000 tokens, not 3000."]
+    # a conditional rule is one clause
+    assert _clauses("if the tests fail, don't deploy") == ["if the tests fail, don't deploy"]
+
+
+def test_questions_and_reasons_split_off() -> None:
+    assert _clauses("I already booked the 8:30 flight, is that too late?") == [
+        "I already booked the 8:30 flight",
+        "is that too late?",
+    ]
+    assert _clauses("let's do loguru, the team already knows it") == [
+        "let's do loguru",
+        "the team already knows it",
+    ]
+
+
+def test_openers_are_trimmed_and_kept() -> None:
+    (clause,) = [c for s in sentences("Actually, use Memcached rather than Redis.") for c in clauses(s)]
+    assert clause.text == "use Memcached rather than Redis." and clause.corrects
+    (clause,) = [c for s in sentences("算了，还是用 Redis") for c in clauses(s)]
+    assert clause.text == "还是用 Redis" and clause.corrects
+
+
+def test_chinese_run_ons_and_commas() -> None:
+    assert _clauses("预算3000元，人均不超过100，要有停车位。") == ["预算3000元", "人均不超过100", "要有停车位。"]
+    assert _clauses("第一次去新疆 好激动") == ["第一次去新疆", "好激动"]
+    # a condition leads into what follows; "不是…而是…" is one correction
+    assert _clauses("在1万QPS下，p95必须低于200毫秒。") == ["在1万QPS下，p95必须低于200毫秒。"]
+    assert _clauses("不是 loguru，而是 structlog") == ["不是 loguru，而是 structlog"]
+    # a thousands separator is not a comma
+    assert _clauses("UCL学费每年£38,000") == ["UCL学费每年£38,000"]
+
+
+def test_list_items_are_sentences() -> None:
+    assert _clauses("- use pnpm not npm\n- all new endpoints need auth\n1. run the tests") == [
+        "use pnpm not npm",
+        "all new endpoints need auth",
+        "run the tests",
+    ]
+
+
+def test_any_text_is_safe() -> None:
+    for text in ("", "\n\n\n", "。" * 500, "a, " * 2000, "```" * 50, "\ud800 hi. there"):
+        for s in sentences(text):
+            clauses(s)
