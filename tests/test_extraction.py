@@ -121,7 +121,8 @@ def test_english_fixture_items_and_correction(tmp_path: Path) -> None:
     assert proposals and all(i.evidence_type == "assistant_proposal" for i in proposals)
     assert all(i.evidence_type == "user_explicit" for i in items if i.kind != "proposal")
     kinds = {i.kind for i in items}
-    assert kinds == {"fact", "decision", "constraint", "preference", "proposal", "open_question"}
+    # "Should we support Windows paths?" asks the assistant: a question, not an open choice
+    assert kinds == {"fact", "decision", "constraint", "preference", "proposal"}
 
 
 def test_chinese_fixture_corrections(tmp_path: Path) -> None:

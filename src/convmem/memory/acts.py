@@ -115,7 +115,7 @@ MODAL = re.compile(
 )
 REQUIREMENT_NOUN = re.compile(
     r"\b(?:budget|limit|cap|deadline|max(?:imum)?|min(?:imum)?|ceiling|threshold|quota|sla|slo"
-    r"|requirement|constraint|rule)\b",
+    r"|requirement|constraint|rule)\b|预算|上限|下限|截止|最晚|最迟|限额|封顶",
     _I,
 )
 COMMIT = re.compile(
@@ -505,4 +505,9 @@ def classify(text: str, ctx: Context = Context()) -> Act:
     kind = None if best == "none" else best
     if kind is not None and p < floor:
         kind = None
+    if kind == "fact" and "act:requirement_noun" in names and any(
+        n.type not in ("version",) for n in numbers
+    ):
+        # budgets, caps and deadlines limit what may be done, however they are phrased
+        return Act("constraint", "a limit (budget, cap, deadline)", names, numbers, parts, p)
     return Act(kind, "model", names, numbers, parts, p)
