@@ -227,7 +227,7 @@ class Retriever:
             for i in recent
             if i.evidence_type == "user_explicit"
             and i.id not in candidates
-            and len(i.topic.split()) >= 2  # "Keep it up!" is no standing rule
+            and _substantial(i.content)  # "Keep it up!" is no standing rule
         ]
         for item in standing[-self.standing_limit :] if self.standing_limit else []:
             candidates[item.id] = item
@@ -439,6 +439,11 @@ class Retriever:
             "linked": [x.as_dict() for x in self.store.items_by_id(linked)],
             "score": scored.as_dict() | {"query": sig.text},
         }
+
+
+def _substantial(content: str) -> bool:
+    """Enough words (or characters of Chinese) to stand as a rule on its own."""
+    return len(latin_words(content)) >= 3 or sum(len(run) for run in cjk_runs(content)) >= 4
 
 
 def search(

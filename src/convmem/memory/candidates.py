@@ -240,7 +240,7 @@ def candidates(
             or "act:zh_question" in act.features
         )
         spans = requirements(body, act.numbers) if from_user and asks and act.numbers else []
-        if spans and not retraction and (kind is None or kind in ("fact", "constraint")):
+        if spans and not retraction and kind in (None, "fact"):
             for a, b in spans:
                 sub = body[a:b]
                 nums, conditions = number_conditions(sub, acts.find_numbers(sub))

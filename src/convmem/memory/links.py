@@ -95,6 +95,12 @@ def _overlap(a: str, b: str) -> int:
     return len(subjects.subject_words(a) & subjects.subject_words(b))
 
 
+def _same_subject(a: str, b: str) -> bool:
+    """Both keys name the same thing: one's words are all in the other's."""
+    wa, wb = subjects.subject_words(a), subjects.subject_words(b)
+    return bool(wa and wb) and (wa <= wb or wb <= wa)
+
+
 def _conditions(numbers: Sequence[dict[str, object]]) -> set[str]:
     out: set[str] = set()
     for n in numbers:
@@ -185,6 +191,8 @@ def relate(
     for score, _, item in scored:
         if score < 5 or item.kind not in ("fact", "constraint", "decision"):
             continue
+        if not _same_subject(cand.topic, item.topic):
+            continue  # "timeout of service1" and "timeout of service2" are two things
         if cand.kind not in ("fact", "constraint", "decision"):
             continue
         if _conditions(cand.numbers) != _conditions(item.numbers):

@@ -88,7 +88,7 @@ _STOP = frozenset(
 )
 _SUBJECT_BEFORE_VERB = re.compile(
     r"^(?:(?:the|my|our|your|their|his|her|its|this|that|a|an)\s+)?"
-    r"(?P<np>[\w./+#-]+(?:\s+[\w./+#-]+){0,4}?)\s+"
+    r"(?P<np>[\w./+#-]+(?:\s+[\w./+#-]+){0,6}?)\s+"
     r"(?:is|are|was|were|will be|should be|must be|needs to be|has to be|have to be|must stay"
     r"|should stay|stays|remains|must|should|needs to|need to|has to|have to|can't|cannot"
     r"|mustn't|shouldn't|may not|can|goes|sits|lives|runs|costs|takes|=|:)\b",
@@ -162,6 +162,7 @@ def named_choices(text: str) -> list[str]:
 
 
 def _content_words(np: str) -> list[str]:
+    np = re.split(r"\s+(?:of|for|in|on|at)\s+", np, maxsplit=1, flags=_I)[0]  # head of "X of Y"
     words = []
     for w in re.findall(r"[\w./+#-]+", np.lower()):
         w = w.strip(".-")
