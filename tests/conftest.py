@@ -53,6 +53,8 @@ BACKEND_MODULES = frozenset(
         "test_retrieval",
         "test_skills",
         "test_validation",
+        "inspector.test_http",
+        "inspector.test_browser",
     }
 )
 _BACKENDS: list[pg_server.SqliteBackend] = []

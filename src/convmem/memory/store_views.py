@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from convmem.memory.models import MemoryItem
+from convmem.memory.models import MemoryItem, StoredEvent
 
 if TYPE_CHECKING:
     from convmem.core.db import MemoryDatabase
@@ -105,6 +105,47 @@ class ViewStoreMixin:
         )
         return out
 
+    # --- events --------------------------------------------------------------------------
+
+    def timeline_events(
+        self,
+        session_id: str,
+        *,
+        types: Sequence[str] = (),
+        before: int | None = None,
+        after: int | None = None,
+        limit: int = 50,
+    ) -> list[StoredEvent]:
+        """A page of events of these types (all when empty), in seq order.
+
+        With ``after``: the oldest ``limit`` events past it; otherwise the newest ones
+        below ``before`` (or the newest of all). Each type is read from the
+        ``(session_id, type, seq)`` index on its own and the pages merged, so a rare
+        type costs as little as a common one (one query over several types would
+        either sort every match or walk the whole session looking for them).
+        """
+        newest_first = after is None
+        wanted: list[str | None] = [*dict.fromkeys(types)] or [None]
+        rows: list[StoredEvent] = []
+        for event_type in wanted:
+            sql = "SELECT * FROM events WHERE session_id = ?"
+            params: list[Any] = [session_id]
+            if event_type is not None:
+                sql += " AND type = ?"
+                params.append(event_type)
+            if after is not None:
+                sql += " AND seq > ?"
+                params.append(after)
+            elif before is not None:
+                sql += " AND seq < ?"
+                params.append(before)
+            sql += " ORDER BY seq DESC LIMIT ?" if newest_first else " ORDER BY seq LIMIT ?"
+            params.append(limit)
+            rows += [StoredEvent.from_row(r) for r in self.db.query(sql, params)]
+        rows.sort(key=lambda e: e.seq, reverse=newest_first)
+        page = rows[:limit]
+        return page[::-1] if newest_first else page
+
     # --- memory items ------------------------------------------------------------------
 
     def item_page(
@@ -114,13 +155,13 @@ class ViewStoreMixin:
         statuses: Sequence[str] = (),
         kinds: Sequence[str] = (),
         evidence_types: Sequence[str] = (),
-        before: tuple[int, str] | None = None,
+        before: tuple[int | None, str] | None = None,
         limit: int = 50,
     ) -> list[MemoryItem]:
         """Items newest first (by source event, then id), filtered; empty filters keep all.
 
-        ``before`` is the ``(derived_from_seq, id)`` of the previous page's last row
-        (an item without a source event sorts as seq -1).
+        ``before`` is the ``(derived_from_seq, id)`` of the previous page's last row.
+        Items without a source event come last, by id.
         """
         sql = "SELECT * FROM memory_items WHERE session_id = ?"
         params: list[Any] = [session_id]
@@ -132,13 +173,17 @@ class ViewStoreMixin:
             if values:
                 sql += f" AND {column} IN ({_marks(values)})"
                 params += list(values)
-        if before is not None:
+        if before is not None and before[0] is None:
+            sql += " AND derived_from_seq IS NULL AND id < ?"
+            params.append(before[1])
+        elif before is not None:
             sql += (
-                " AND (coalesce(derived_from_seq, -1) < ?"
-                " OR (coalesce(derived_from_seq, -1) = ? AND id < ?))"
+                " AND (derived_from_seq < ? OR (derived_from_seq = ? AND id < ?)"
+                " OR derived_from_seq IS NULL)"
             )
             params += [before[0], before[0], before[1]]
-        sql += " ORDER BY coalesce(derived_from_seq, -1) DESC, id DESC LIMIT ?"
+        # the index on (session_id, derived_from_seq) gives this order; only ties sort
+        sql += " ORDER BY derived_from_seq DESC NULLS LAST, id DESC LIMIT ?"
         params.append(limit)
         return [MemoryItem.from_row(r) for r in self.db.query(sql, params)]
 

@@ -136,7 +136,8 @@ def register(ui: Inspector) -> None:
         evidence = ui.choice_params(request, "evidence", EVIDENCE_TYPES)
         before_seq = ui.int_param(request, "before_seq")
         before_id = request.query_params.get("before_id")
-        before = (before_seq, before_id) if before_seq is not None and before_id else None
+        # an item without a source event is paged past with before_seq left empty
+        before = (before_seq, before_id) if before_id else None
         rows = store.item_page(
             sid,
             statuses=statuses,
@@ -171,7 +172,7 @@ def register(ui: Inspector) -> None:
                 url(
                     "/memory",
                     **filters,
-                    before_seq=-1 if last.derived_from_seq is None else last.derived_from_seq,
+                    before_seq=last.derived_from_seq,
                     before_id=last.id,
                 )
                 if more and last is not None

@@ -143,21 +143,20 @@ def _timeline_page(
         events = store.events_by_seq(sid, seqs[:PAGE_SIZE])
         has_newer = before is not None
     elif after is not None:
-        events = store.events(sid, after=after, types=types, limit=PAGE_SIZE + 1)
+        events = store.timeline_events(sid, types=types, after=after, limit=PAGE_SIZE + 1)
         has_newer = len(events) > PAGE_SIZE
         events = events[:PAGE_SIZE]
         has_older = bool(events) and bool(
-            store.events(sid, until=events[0].seq - 1, types=types, newest_first=True, limit=1)
+            store.timeline_events(sid, types=types, before=events[0].seq, limit=1)
         )
     else:
-        until = None if before is None else before - 1
-        newest = store.events(sid, until=until, types=types, newest_first=True, limit=PAGE_SIZE + 1)
+        newest = store.timeline_events(sid, types=types, before=before, limit=PAGE_SIZE + 1)
         has_older = len(newest) > PAGE_SIZE
-        events = list(reversed(newest[:PAGE_SIZE]))
+        events = newest[-PAGE_SIZE:]
         has_newer = (
             before is not None
             and bool(events)
-            and bool(store.events(sid, after=events[-1].seq, types=types, limit=1))
+            and bool(store.timeline_events(sid, types=types, after=events[-1].seq, limit=1))
         )
     return {
         "events": events,

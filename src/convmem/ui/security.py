@@ -43,7 +43,9 @@ CSP = (
 HEADERS = (
     (b"content-security-policy", CSP.encode()),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    # same-origin, not no-referrer: under no-referrer a browser sends "Origin: null"
+    # with the inspector's own form posts, and the Origin check could not tell them apart
+    (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
     (b"cache-control", b"no-store"),
     (b"cross-origin-opener-policy", b"same-origin"),
@@ -74,6 +76,7 @@ def _page(status: int, title: str, body: str) -> tuple[int, bytes]:
         "<!doctype html><html lang=en><meta charset=utf-8>"
         f"<title>{title} · convmem</title>"
         '<link rel=stylesheet href="/static/app.css">'
+        '<link rel=icon href="/static/favicon.svg" type="image/svg+xml">'
         f'<main class="refused"><h1>{title}</h1><p>{body}</p></main></html>'
     )
     return status, html.encode()
