@@ -53,6 +53,7 @@ BACKEND_MODULES = frozenset(
         "test_retrieval",
         "test_skills",
         "test_validation",
+        "test_store_views",
         "inspector.test_http",
         "inspector.test_browser",
     }
