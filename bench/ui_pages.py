@@ -1,11 +1,13 @@
 """Page speed of the inspector (``convmem ui``) on one session of 1e5 events.
 
-For each backend (SQLite, and PostgreSQL when its server binaries are installed) a
-fresh store gets one session of ``--events`` events: ``synth.session_mix`` cut to a
-single session, with a compaction (start, summary, end) every 20,000 events. Then,
-through the library, as a host would: capture in batches of 2,000, extraction,
-``--blocks`` logged assemblies for user messages drawn evenly from the session, 200
-validation rows, and a few lifecycle changes (retract, promote) by actor ``bench``.
+A fresh SQLite store gets one session of ``--events`` events: ``synth.session_mix``
+cut to a single session, with a compaction (start, summary, end) every 20,000
+events. Then, through the library, as a host would: capture in batches of 2,000,
+extraction, ``--blocks`` logged assemblies for user messages drawn evenly from the
+session, 200 validation rows, and a few lifecycle changes (retract, promote) by
+actor ``bench``. For PostgreSQL (when its server binaries are installed) that store
+is copied into a fresh database with ``convmem.memory.migrate.copy_store``, the code
+behind ``convmem migrate``, so both backends hold the same rows.
 
 The real ``convmem ui`` is then started on that store as a subprocess (127.0.0.1, a
 free port), and every page is asked for ``--repeat`` times over one keep-alive HTTP
@@ -21,7 +23,7 @@ Usage::
                              [--out bench/results]
 
 ``--keep DIR`` keeps the SQLite store in DIR and reuses it on the next run (the
-PostgreSQL store lives in a throwaway server and is always built anew).
+PostgreSQL copy lives in a throwaway server and is made anew each run).
 """
 
 from __future__ import annotations
@@ -173,7 +175,8 @@ def pages(ids: dict[str, Any], count: int) -> list[tuple[str, str]]:
         ("blocks", p("/blocks", s=s)),
         ("block", p("/block", id=b)),
         ("compare", p("/compare", a=a, b=b)),
-        ("search", p("/search", q=q)),
+        ("search, two words", p("/search", q="latency budget")),
+        ("search, a message", p("/search", q=q)),
         ("search, one session", p("/search", q=q, s=s)),
         ("skills and rules", p("/skills")),
         ("validation", p("/validation", s=s)),
@@ -244,34 +247,60 @@ def measure(address: str, paths: list[tuple[str, str]], repeat: int) -> list[dic
     return rows
 
 
-def run_backend(
-    backend: str, count: int, repeat: int, blocks: int, keep: Path | None, server: Any
-) -> dict[str, Any]:
-    folder = (
-        keep if (keep and backend == "sqlite") else Path(tempfile.mkdtemp(prefix="convmem-ui-"))
-    )
+def build_sqlite(count: int, blocks: int, keep: Path | None) -> tuple[Path, dict[str, Any]]:
+    """The SQLite store (built, or reused from ``keep``) and the ids the pages need."""
+    folder = keep or Path(tempfile.mkdtemp(prefix="convmem-ui-"))
     folder.mkdir(parents=True, exist_ok=True)
     home = folder / "home"
-    store_url = None if backend == "sqlite" else server.url(server.create_database())
-    overrides = {"store": store_url} if store_url else None
     marker = folder / f"built-{count}.json"
-    settings = load_settings(None, str(home), overrides)
-    if backend == "sqlite" and marker.exists():
-        ids = json.loads(marker.read_text())
-        print(f"[{backend}] reusing the store in {folder}", flush=True)
-    else:
-        print(f"[{backend}] building {count:,} events ...", flush=True)
-        with MemoryRuntime.open(settings) as runtime:
-            ids = build(runtime, count, blocks)
-        marker.write_text(json.dumps(ids))
-        print(f"[{backend}] built in {ids['seconds']} ({ids['items']:,} items)", flush=True)
+    if marker.exists():
+        print(f"[sqlite] reusing the store in {folder}", flush=True)
+        return home, json.loads(marker.read_text())
+    print(f"[sqlite] building {count:,} events ...", flush=True)
+    with MemoryRuntime.open(load_settings(None, str(home))) as runtime:
+        ids = build(runtime, count, blocks)
+    marker.write_text(json.dumps(ids))
+    print(f"[sqlite] built in {ids['seconds']} ({ids['items']:,} items)", flush=True)
+    return home, ids
+
+
+def copy_to_postgresql(home: Path, server: Any) -> tuple[str, float]:
+    """A new database on ``server`` holding a verified copy of the SQLite store."""
+    from convmem.memory.migrate import copy_store
+    from convmem.memory.pg_store import PgMemoryStore
+    from convmem.memory.store import MemoryStore
+
+    url = server.url(server.create_database())
+    started = time.perf_counter()
+    source = MemoryStore.open(str(home / "memory.sqlite"))
+    target = PgMemoryStore.open(url)
+    try:
+        result = copy_store(source, target)
+        if not result.ok:
+            raise SystemExit(f"the copy into PostgreSQL differs: {result.problems}")
+        target.db.execute("ANALYZE")
+    finally:
+        source.close()
+        target.close()
+    return url, round(time.perf_counter() - started, 1)
+
+
+def run_backend(
+    backend: str, home: Path, ids: dict[str, Any], count: int, repeat: int, server: Any
+) -> dict[str, Any]:
+    store_url = None
+    build = dict(ids)
+    if backend == "postgresql":
+        print("[postgresql] copying the store ...", flush=True)
+        store_url, seconds = copy_to_postgresql(home, server)
+        build["seconds"] = {**ids["seconds"], "copy": seconds}
     proc, address = start_ui(home, store_url)
     try:
         rows = measure(address, pages(ids, count), repeat)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    return {"backend": backend, "events": count, "build": ids, "pages": rows}
+    return {"backend": backend, "events": count, "build": build, "pages": rows}
 
 
 def report(results: list[dict[str, Any]], repeat: int) -> str:
@@ -284,10 +313,12 @@ def report(results: list[dict[str, Any]], repeat: int) -> str:
     ]
     for res in results:
         b = res["build"]
+        copy = b["seconds"].get("copy")
         lines.append(
             f"{res['backend']}: {res['events']:,} events, {b['items']:,} items, built in "
             f"{b['seconds']['total']} s (capture {b['seconds']['capture']} s, extraction "
             f"{b['seconds']['extraction']} s)"
+            + (f", copied from SQLite in {copy} s" if copy is not None else "")
         )
         lines.append(
             f"  {'page':<24} {'status':>6} {'KiB':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}"
@@ -329,8 +360,9 @@ def main() -> int:
             backends.remove("postgresql")
     results = []
     try:
+        home, ids = build_sqlite(count, args.blocks, args.keep)
         for backend in backends:
-            results.append(run_backend(backend, count, args.repeat, args.blocks, args.keep, server))
+            results.append(run_backend(backend, home, ids, count, args.repeat, server))
     finally:
         if server is not None:
             server.stop()

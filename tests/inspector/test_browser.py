@@ -147,7 +147,7 @@ def test_an_items_lifecycle_after_a_correction(en1: Cli, ui: Ui, page: Any) -> N
     items = items_by_content(en1)
     old, new = items["The budget is 3000 tokens."], items["Actually, make it 2000 tokens."]
     page.goto(ui.url(f"/item?id={old['id']}"))
-    expect_text(page.locator("h1"), "superseded")
+    expect_text(page.locator(".crumbs"), "superseded")
     lifecycle = page.locator(".card", has=page.locator("h2", has_text="Lifecycle"))
     rows = lifecycle.locator("tbody tr, table tr:has(td)").all_inner_texts()
     assert [r.split("\t")[1] for r in rows] == ["created", "superseded"]
@@ -158,7 +158,7 @@ def test_an_items_lifecycle_after_a_correction(en1: Cli, ui: Ui, page: Any) -> N
     expect_text(page.locator("li.ev.target"), "The budget is 3000 tokens.")
     page.go_back()
     page.locator("dl.facts").get_by_role("link", name=new["id"]).click()
-    expect_text(page.locator("h1"), "active")
+    expect_text(page.locator(".crumbs"), "active")
     expect_text(page.locator("dl.facts"), old["id"])
     # the score for a query typed on the page
     page.get_by_label("Query").fill("token budget")
@@ -204,7 +204,7 @@ def test_a_retract_from_the_page_is_in_the_next_assemble(en1: Cli, ui: Ui, page:
     page.get_by_label(re.compile("Reason")).fill("the limit was dropped")
     page.get_by_role("button", name="Yes, retract").click()
     expect_text(page.locator(".notice.done"), "Retracted.")
-    expect_text(page.locator("h1"), "retracted")
+    expect_text(page.locator(".crumbs"), "retracted")
     expect_text(page.locator(".card", has=page.locator("h2", has_text="Lifecycle")), "ui")
     after = en1("assemble", "--session", "en1", "--query", "retry uploads", "--json").json()
     assert f"mem {item['id']}" not in after["items"]
@@ -327,7 +327,8 @@ def test_the_browser_without_the_token_is_refused(browser: Any, ui: Ui) -> None:
 
 SCREENSHOTS = (
     ("sessions", "/"),
-    ("timeline", "/timeline?s=demo&at=186"),
+    ("overview", "/session?s=demo"),
+    ("timeline", "/timeline?s=demo&at=189"),
     ("memory", "/memory?s=demo"),
     ("item", None),  # the superseded item, found below
     ("block", None),  # the block the demo prints
