@@ -5,8 +5,11 @@ Every test talks to a real ``convmem ui`` process, once per storage backend.
 
 from __future__ import annotations
 
+import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -164,3 +167,80 @@ def test_listening_addresses() -> None:
     }
     assert allowed_hosts("192.0.2.7", 80) == {"192.0.2.7:80"}
     assert display_host("::1") == "[::1]" and display_host("0.0.0.0") == "127.0.0.1"
+
+
+def test_skills_and_rules_with_their_source_lines(cli: Cli, ui: Ui) -> None:
+    assert cli("skills", "ingest", str(FIXTURES / "skills" / "release")).code == 0
+    rules = cli("rules", "show", "--json").json()
+    rule = next(r for r in rules if r["text"] == "Never push directly to the main branch.")
+    status, _, body = ui.get("/skills")
+    assert status == 200 and "Cut a release of the orders-api service" in body
+    assert rule["text"] in body
+    assert f"SKILL.md:{rule['source_line']}" in body
+
+
+def test_validation_runs_are_listed(cli: Cli, ui: Ui, tmp_path: Path) -> None:
+    config = str(FIXTURES / "validation" / "validation.toml")
+    events = [
+        ev(1, "user/message", "Please ship it."),
+        ev(2, "assistant/message", "Done: I ran git push --force on main."),
+    ]
+    path = write_events(tmp_path / "v.jsonl", events)
+    assert cli("--config", config, "ingest", str(path)).code == 0
+    status, _, body = ui.get("/validation?s=s1")
+    assert status == 200 and "no-force-push" in body and "seq:2" in body
+
+
+def test_open_hands_the_address_to_the_browser(home: Path, tmp_path: Path) -> None:
+    seen = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {seen}\n')
+    browser.chmod(0o755)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "convmem", "ui", "--open", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "CONVMEM_HOME": str(home), "BROWSER": str(browser)},
+    )
+    try:
+        assert proc.stdout is not None
+        address = proc.stdout.readline().split()[-1]
+        deadline = time.monotonic() + 20
+        while not seen.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert seen.read_text() == address and "token=" in address
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def test_a_busy_port_is_one_sentence(cli: Cli) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = cli("ui", "--port", str(port))
+    assert result.code == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in result.err
+
+
+@pytest.mark.parametrize(
+    ("given", "shown"),
+    [
+        (
+            {"ok": False, "message": "hook missing", "fix": "convmem install"},
+            ("problem", "hook missing", "convmem install"),
+        ),
+        (
+            {"level": "ok", "host": "claude-code", "message": "hooks found"},
+            ("ok", "claude-code: hooks found", ""),
+        ),
+        ("a plain sentence", ("", "a plain sentence", "")),
+    ],
+)
+def test_doctor_findings_of_any_shape(given: object, shown: tuple[str, str, str]) -> None:
+    from convmem.ui.pages_more import _finding
+
+    got = _finding(given)
+    assert (got["level"], got["message"], got["fix"]) == shown

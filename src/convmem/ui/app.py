@@ -85,7 +85,7 @@ class Inspector:
             fmt=fmt,
         )
         self.env.filters.update(
-            when=fmt.when, clip=fmt.clip, pct=fmt.pct, num=fmt.num, score=fmt.score
+            when=fmt.when, clip=fmt.clip, tail=fmt.tail, pct=fmt.pct, num=fmt.num, score=fmt.score
         )
         # the macros are a global, so a fragment rendered alone (for htmx) has them too
         self.env.globals["m"] = self.env.get_template("_macros.html").module

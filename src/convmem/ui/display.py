@@ -44,6 +44,12 @@ def clip(value: Any, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def tail(value: Any, limit: int = 60) -> str:
+    """The end of a long text (a path), with an ellipsis in front."""
+    text = "" if value is None else str(value)
+    return text if len(text) <= limit else "…" + text[-(limit - 1) :]
+
+
 def pct(part: float, whole: float) -> float:
     """``part`` as a percentage of ``whole``, within 0..100, for bar widths."""
     if not whole:
