@@ -118,7 +118,7 @@ def test_sessions_newest_first_by_project(store: MemoryStore) -> None:
     assert (row["events"], row["items"], row["last_seq"]) == (5, 0, 5)
     assert {p["project"]: p["sessions"] for p in store.projects()} == {"p1": 2, "p2": 1, "": 1}
     summary = store.session_summary("c")
-    assert summary is not None and summary["events"] == 5
+    assert summary is not None and summary["project"] == "p1"
     assert summary["first_event"]["seq"] == 1 and summary["last_event"]["seq"] == 5
     assert store.session_summary("nobody") is None
 

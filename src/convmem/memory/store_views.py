@@ -84,7 +84,10 @@ class ViewStoreMixin:
         return [dict(r) for r in self.db.query(sql, params)]
 
     def session_summary(self, session_id: str) -> dict[str, Any] | None:
-        """One session's row with counts, first and last event, or None if it is unknown."""
+        """One session's row with its first and last event, or None if it is unknown.
+
+        Two index lookups; how many events the session holds is a pass over them
+        (``event_type_counts``), left to the pages that show it."""
         row = self.db.one("SELECT * FROM sessions WHERE session_id = ?", (session_id,))
         first = self.db.one(
             "SELECT seq, time, ingested_at FROM events WHERE session_id = ? ORDER BY seq LIMIT 1",
@@ -100,9 +103,6 @@ class ViewStoreMixin:
         out: dict[str, Any] = dict(row) if row is not None else {"session_id": session_id}
         out["first_event"] = None if first is None else dict(first)
         out["last_event"] = None if last is None else dict(last)
-        out["events"] = int(
-            self.db.scalar("SELECT count(*) FROM events WHERE session_id = ?", (session_id,))
-        )
         return out
 
     # --- events --------------------------------------------------------------------------

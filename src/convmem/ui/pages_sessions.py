@@ -62,6 +62,8 @@ def register(ui: Inspector) -> None:
     async def session(request: Request) -> Response:
         summary = ui.session_param(request)
         sid = summary["session_id"]
+        types = store.event_type_counts(sid)
+        summary["events"] = sum(types.values())
         counts = store.item_counts(sid)
         by_status: dict[str, int] = {}
         for row in counts:
@@ -70,7 +72,7 @@ def register(ui: Inspector) -> None:
             request,
             "session.html",
             session=summary,
-            types=store.event_type_counts(sid),
+            types=types,
             by_status=by_status,
             items_total=sum(by_status.values()),
             checkpoint=store.checkpoint(sid),
