@@ -123,9 +123,13 @@ def ui(home: Path) -> Iterator[Ui]:
         assert "Traceback" not in err, err
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Headless Chromium from the OS packages, through Playwright."""
+    """Headless Chromium from the OS packages, through Playwright.
+
+    Module-scoped: Playwright's sync API keeps an asyncio loop running in the main
+    thread while it is open, which later tests that run their own loop (MCP) cannot
+    share, so it closes when the module's tests are done."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

@@ -77,6 +77,7 @@ class Inspector:
             undefined=StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
+            auto_reload=False,  # packaged templates: no stat() per page
         )
         self.env.globals.update(
             url=url,

@@ -26,7 +26,6 @@ import hashlib
 import hmac
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -163,13 +162,9 @@ class Guard:
         return None
 
     def _cookie(self, headers: dict[str, str]) -> str | None:
-        raw = headers.get("cookie")
-        if not raw:
-            return None
-        jar: SimpleCookie = SimpleCookie()
-        try:
-            jar.load(raw)
-        except Exception:
-            return None
-        morsel = jar.get(self.cookie)
-        return None if morsel is None else morsel.value
+        """The value of this inspector's cookie in the Cookie header (name=value; …)."""
+        for part in headers.get("cookie", "").split(";"):
+            name, _, value = part.strip().partition("=")
+            if name == self.cookie:
+                return value.strip().strip('"')
+        return None
