@@ -298,12 +298,14 @@ def run_backend(
         store_url, seconds = copy_to_postgresql(home, server)
         build["seconds"] = {**ids["seconds"], "copy": seconds}
     proc, address = start_ui(home, store_url)
+    load_before = os.getloadavg()[0]
     try:
         rows = measure(address, pages(ids, count), repeat)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    return {"backend": backend, "events": count, "build": build, "pages": rows}
+    load = (round(load_before, 2), round(os.getloadavg()[0], 2))
+    return {"backend": backend, "events": count, "build": build, "pages": rows, "load": load}
 
 
 def report(results: list[dict[str, Any]], repeat: int) -> str:
@@ -322,6 +324,10 @@ def report(results: list[dict[str, Any]], repeat: int) -> str:
             f"{b['seconds']['total']} s (capture {b['seconds']['capture']} s, extraction "
             f"{b['seconds']['extraction']} s)"
             + (f", copied from SQLite in {copy} s" if copy is not None else "")
+        )
+        lines.append(
+            f"  load average (1 min) of this shared 2-core machine: {res['load'][0]} before the"
+            f" pages, {res['load'][1]} after"
         )
         lines.append(
             f"  {'page':<24} {'status':>6} {'KiB':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}"

@@ -160,7 +160,10 @@ def test_an_items_lifecycle_after_a_correction(en1: Cli, ui: Ui, page: Any) -> N
     page.locator("dl.facts").get_by_role("link", name=new["id"]).click()
     expect_text(page.locator(".crumbs"), "active")
     expect_text(page.locator("dl.facts"), old["id"])
-    # the score for a query typed on the page
+    # the score: none until asked for, then for the latest user message or a typed query
+    assert page.locator("#score .formula").count() == 0
+    page.get_by_role("link", name="score it against the latest user message").click()
+    expect_text(page.locator("#score .formula"), "× evidence")
     page.get_by_label("Query").fill("token budget")
     page.get_by_role("button", name="Score").click()
     expect_text(page.locator("#score"), "“token budget”")

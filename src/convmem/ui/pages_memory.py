@@ -183,10 +183,10 @@ def register(ui: Inspector) -> None:
     @ui.route("/item")
     async def item_page(request: Request) -> Response:
         item = need_item(request.query_params.get("id", ""))
-        query = request.query_params.get("q")
-        if query is None:
-            query = ui.runtime.latest_user_text(item.session_id) or ""
-        data = Retriever(store, ui.settings).inspect_item(item.id, query[:20_000])
+        # scored only for a query asked for: ranking against every item costs what a
+        # pre-step does, so the page itself stays a few lookups
+        query = request.query_params.get("q", "")[:20_000]
+        data = Retriever(store, ui.settings).inspect_item(item.id, query)
         assert data is not None
         disputed_with = sorted(
             {
@@ -202,6 +202,7 @@ def register(ui: Inspector) -> None:
             item=item,
             data=data,
             query=query,
+            latest=ui.runtime.latest_user_text(item.session_id) or "",
             disputed_with=store.items_by_id(disputed_with),
             actions=actions_for(item),
             done=DONE.get(request.query_params.get("done", ""), ""),
