@@ -71,6 +71,10 @@ run capture "$OUT/capture.txt" "$PY" bench/capture.py --out "$OUT" $(small --eve
 [[ -f bench/pg_compare.py ]] && run pg-compare "$OUT/pg-compare.txt" \
     "$PY" bench/pg_compare.py --out "$OUT" $(small --sizes 1e3 --queries 20)
 
+# shellcheck disable=SC2046
+[[ -f bench/ui_pages.py ]] && run ui-pages "$SNAP/ui-pages.log" \
+    "$PY" bench/ui_pages.py --out "$OUT" $(small --events 1e4 --repeat 5)
+
 run plots "$OUT/plots.txt" "$PY" bench/plots.py --results "$OUT" --docs "$DOCS"
 
 if ((${#failed[@]})); then

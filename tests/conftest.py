@@ -53,6 +53,9 @@ BACKEND_MODULES = frozenset(
         "test_retrieval",
         "test_skills",
         "test_validation",
+        "test_store_views",
+        "inspector.test_http",
+        "inspector.test_browser",
     }
 )
 _BACKENDS: list[pg_server.SqliteBackend] = []

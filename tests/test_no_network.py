@@ -6,7 +6,8 @@ listening socket that is not a Unix socket (``helpers/netguard/sitecustomize.py`
 and log every socket call. The guard is proven to bite first. A static check then
 reads every module of the package: network modules are imported only where a
 documented adapter needs them (PostgreSQL when the store is a ``postgresql://``
-URL; MCP over stdio; the hook daemon's Unix socket), and the DSH plugin file uses
+URL; MCP over stdio; the hook daemon's Unix socket; the inspector's loopback port,
+opened only by ``convmem ui``), and the DSH plugin file uses
 only ``node:child_process``, ``node:crypto``, ``node:fs`` and ``node:path``.
 """
 
@@ -61,6 +62,7 @@ NETWORK_MODULES = {
     "select",
     "selectors",
     "multiprocessing.connection",
+    "uvicorn",
 }
 ALLOWED = {
     # AF_UNIX socket in the data dir, mode 0600 (checked at run time below)
@@ -69,6 +71,9 @@ ALLOWED = {
     "memory/pg_db.py": {"psycopg"},
     # MCP over stdio
     "adapters/mcp.py": {"mcp"},
+    # the inspector, only when `convmem ui` runs: a TCP socket on 127.0.0.1 (another
+    # address only with --host), every request needing the printed token
+    "ui/server.py": {"socket", "uvicorn"},
 }
 
 

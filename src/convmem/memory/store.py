@@ -1,8 +1,9 @@
 """``MemoryStore``: the storage port.
 
 Every other module reads and writes through this class and never writes SQL. The
-methods are grouped by table family in small mixins (items, logs, skills) so that
-each file stays one concept; a second backend implements the same methods.
+methods are grouped by table family in small mixins (items, logs, skills, and the
+paged lists the inspector browses) so that each file stays one concept; a second
+backend implements the same methods.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from convmem.memory.models import Checkpoint, StoredEvent
 from convmem.memory.store_items import ItemStoreMixin
 from convmem.memory.store_logs import LogStoreMixin
 from convmem.memory.store_skills import SkillStoreMixin
+from convmem.memory.store_views import ViewStoreMixin
 
 #: Tables holding per-session rows, in the order export writes them.
 SESSION_TABLES = (
@@ -63,7 +65,7 @@ def like_pattern(term: str) -> str:
     return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin):
+class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin):
     """The storage API over one :class:`MemoryDatabase`."""
 
     backend = "sqlite"
