@@ -530,7 +530,11 @@ class _Finder:
         for m in _EN_WORD_COUNT.finditer(self.text):
             if self.free(*m.span()) and m[2].lower() not in _NOT_NOUNS:
                 value = float(_EN_NUMBER_WORDS[m[1].lower()])
-                self.add(Value(m.group(), "quantity", value, _singular(m[2]), *m.span()))
+                unit = _UNIT_TABLE.get(m[2].lower())
+                if unit is not None:  # "two weeks": a duration
+                    self.add(Value(m.group(), unit[1], value, unit[0], *m.span()))
+                else:
+                    self.add(Value(m.group(), "quantity", value, _singular(m[2]), *m.span()))
 
     def percents(self) -> None:
         for m in _CN_PERCENT.finditer(self.text):

@@ -64,7 +64,8 @@ FEELING = re.compile(
     r"|\b(?:this|that|it) (?:is|was|'s) (?:so |really |kinda )*(?:annoying|stressful|frustrating"
     r"|weird|crazy|insane|ridiculous|amazing|awesome|great|helpful|confusing)\b"
     r"|\bi (?:hate|love) (?:this|that|it)\b|\bdriving me (?:crazy|nuts)\b"
-    r"|\bi want to make sure\b|\bi just want\b|\bi hope\b|\bfingers crossed\b|\bwish me luck\b",
+    r"|\bi want to make sure\b|\bi just want\b|\bi hope\b|\bfingers crossed\b|\bwish me luck\b"
+    r"|\b(?:burned out|burnt out|swamped|exhausted|stressed out|fed up|a mess|a nightmare|chaos)\b",
     _I,
 )
 QUESTION_START = re.compile(
@@ -213,6 +214,12 @@ COMMIT_MORE = re.compile(
     _I,
 )
 ZH_COMMIT_MORE = re.compile(r"(?:报了|挂了|订了|定在|准备|我去|先用|先上|先不(?:开|做|搞|上|管)|这期不做|不做了|放弃|交了定金|下单)")
+#: A requirement stated with "needs": "the hotel needs free parking", "it needs CarPlay".
+NEEDS = re.compile(r"\b(?:needs|requires|must have|has to have)\s+(?!to\b|help\b|you\b|me\b|us\b)\w", _I)
+#: Chinese "X 用 Y": a named tool chosen for a role ("日志库用 loguru", "缓存先上 Redis").
+ZH_NAMED_CHOICE = re.compile(r"^[\u3400-\u9fff]{1,10}\s*(?:就|先|还是|统一|都)?(?:用|上|选|换成|改用)\s*[A-Za-z][\w.+-]*")
+#: A Chinese statement that is a subject and a value: "超时时间30秒", "预算3000元".
+ZH_SUBJECT_VALUE = re.compile(r"^[\u3400-\u9fffA-Za-z_ ]{2,12}?\s*(?:是|为|要|在)?\s*[\d零一二两三四五六七八九十百千万]")
 SECOND_PERSON_RULE = re.compile(
     r"^(?:you|u) (?:must|should|need to|have to|can't|cannot|shouldn't|mustn't|may not|always|never"
     r"|only)\b",
@@ -229,7 +236,7 @@ ZH_ACK = re.compile(
     r"[啊呀呢吧哈哦啦嘛～~!！。.，,\s]*$"
 )
 ZH_FEELING = re.compile(
-    r"(?:好累|好烦|烦死了|累死了|头疼|头大|崩溃|太难了|郁闷|开心|紧张|担心|焦虑|纠结死了|无语|服了"
+    r"(?:好累|好烦|烦死了|累死了|头疼|头大|崩溃|太难了|郁闷|开心|紧张|担心|焦虑|纠结死了|无语|服了|忙疯了|一团乱|乱成"
     r"|太贵了吧|好贵|吓死|我好|希望(?!你)|但愿|祝我)"
 )
 ZH_QUESTION = re.compile(
@@ -381,6 +388,9 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
     flag("act:standing", STANDING.search(low) or (zh and ZH_STANDING.search(low)))
     flag("act:modal", MODAL.search(low) or (zh and ZH_MODAL.search(low)))
     flag("act:you_rule", SECOND_PERSON_RULE.match(low))
+    flag("act:needs", NEEDS.search(low))
+    flag("act:zh_named_choice", zh and ZH_NAMED_CHOICE.search(low))
+    flag("act:zh_subject_value", zh and len(low) <= 18 and ZH_SUBJECT_VALUE.match(low))
     flag("act:commit", COMMIT.search(low) or (zh and ZH_COMMIT.search(low)))
     flag("act:commit_more", COMMIT_MORE.search(low) or (zh and ZH_COMMIT_MORE.search(low)))
     flag("act:settles", SETTLES.search(low) or (zh and ZH_SETTLES.search(low)))
@@ -441,7 +451,7 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
     flag("ctx:opener", ctx.opener and not ctx.corrects)
     flag("ctx:after_question", ctx.after_question)
     flag("ctx:in_question", ctx.in_question)
-    flag("ctx:first", ctx.first)
+    # (the clause's position is not a feature: openers and greetings made it a proxy for "none")
     flag("ctx:pasted_nearby", ctx.pasted_nearby)
     return sorted(on), numbers
 
@@ -505,9 +515,46 @@ def classify(text: str, ctx: Context = Context()) -> Act:
     kind = None if best == "none" else best
     if kind is not None and p < floor:
         kind = None
-    if kind == "fact" and "act:requirement_noun" in names and any(
-        n.type not in ("version",) for n in numbers
-    ):
-        # budgets, caps and deadlines limit what may be done, however they are phrased
-        return Act("constraint", "a limit (budget, cap, deadline)", names, numbers, parts, p)
+    ruled = guide_rule(kind, set(names), stripped, numbers)
+    if ruled is not None:
+        return Act(ruled[0], ruled[1], names, numbers, parts, p)
     return Act(kind, "model", names, numbers, parts, p)
+
+
+#: "I want to make sure it's fair", "I hope it works": a worry, not a wish to remember.
+WORRY = re.compile(r"^(?:i|we)\s+(?:just\s+)?(?:want to make sure|hope|wonder|worry)\b", _I)
+#: "we've been fighting with this for two weeks": an ongoing situation, told.
+ONGOING = re.compile(r"\b(?:i|we|i've|we've|they've)\s*(?:have\s+)?been\s+\w+ing\b", _I)
+
+
+#: Words that name a setting ("超时时间", "连接数", "TTL"): a terse "超时时间30秒" sets it.
+ZH_SETTING = re.compile(
+    r"超时|时间|上限|下限|数量|个数|大小|端口|版本|并发|副本|连接|缓存|过期|有效期|重试|间隔|频率|阈值|内存|磁盘|批量"
+    r"|ttl|timeout|worker|pool|qps|rps|p\d\d",
+    _I,
+)
+
+
+def guide_rule(
+    kind: str | None, names: set[str], text: str, numbers: list[Value]
+) -> tuple[str | None, str] | None:
+    """The labelling guide's firm rules, where the model's choice departs from them.
+
+    Returns (kind, rule) to use instead, or None to keep the model's choice.
+    """
+    asks = names & {"act:question", "act:zh_question", "act:request", "act:hypothetical"}
+    values = [n for n in numbers if n.type != "version"]
+    if kind is not None and WORRY.search(text):
+        return None, "a worry, not a wish"
+    if kind == "fact" and ONGOING.search(text) and all(n.type == "duration" for n in values):
+        return None, "an ongoing situation, told"
+    if kind == "fact" and "act:requirement_noun" in names and values:
+        return "constraint", "a limit (budget, cap, deadline)"  # however it is phrased
+    if kind is None and not asks and "act:narration" not in names:
+        if "act:needs" in names and not text.lower().startswith(("i ", "we ")):
+            return "constraint", "a requirement: it needs"
+        if "act:zh_named_choice" in names:
+            return "decision", "a named tool chosen for a role"
+        if "act:zh_subject_value" in names and values and ZH_SETTING.search(text):
+            return "constraint", "a setting and its value"
+    return None

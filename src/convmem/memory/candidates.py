@@ -148,6 +148,22 @@ PROPOSAL = re.compile(
 )
 
 
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|can|could|will|would|should|must"
+    r"|need|needs|want|use|keep|make|set|go|get|got|take|let's)\b|'s\b|'re\b|\b\w+ed\b",
+    re.I,
+)
+
+
+def _continues(clause: segment.Clause, previous: Candidate, act: acts.Act) -> bool:
+    """A verbless clause holding a value, right after a kept clause of the same sentence."""
+    if previous.kind not in ("constraint", "decision", "preference") or previous.correction_only:
+        return False
+    if clause.sentence.start > previous.start or _CJK.search(clause.text):
+        return False
+    return bool(act.numbers) and not _VERB.search(clause.text)
+
+
 def clause_contexts(
     text: str, after_question: bool = False
 ) -> list[tuple[segment.Clause, acts.Context]]:
@@ -229,6 +245,11 @@ def candidates(
         if not from_user and not _proposal(clause):
             continue
         act = acts.classify(body, ctx) if from_user else acts.Act("proposal", "assistant")
+        if from_user and out and out[-1].index == index - 1 and _continues(clause, out[-1], act):
+            # "Keep p95 under 200 ms and the timeout at 30 s": the second value has no verb of
+            # its own and is ruled by the first one's
+            act = acts.Act(out[-1].kind, "a value under the previous clause's verb", act.features,
+                           act.numbers)  # fmt: skip
         reading = subjects.read(body, clause.opener)
         kind = act.kind
         if not from_user:

@@ -178,6 +178,12 @@ def relate(
             scored.append((score, n, item))
     scored.sort(key=lambda t: (-t[0], -t[1]))
     if reading.correction:
+        # two named subjects that share nothing are two things ("超时时间" is not "p95")
+        scored = [
+            t
+            for t in scored
+            if not (cand.topic and t[2].topic and _overlap(cand.topic, t[2].topic) == 0)
+        ]
         if scored and scored[0][0] >= 3:
             return Link("supersedes", scored[0][2], "a correction of the same subject")
         if reading.scratch:

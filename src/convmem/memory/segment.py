@@ -342,7 +342,7 @@ class Clause:
         return bool(_CORRECTION_OPENER.search(self.opener))
 
 
-_COMMA = re.compile(r",\s+(?:and\s+|so\s+)?")
+_COMMA = re.compile(r",\s+(?:and\s+|so\s+)?|\s+and\s+(?!\d|\$|€|£|¥)")
 _DIGIT = re.compile(r"\d")
 
 
@@ -393,11 +393,14 @@ def _value_list(text: str) -> list[tuple[int, int]]:
     out = []
     for i, span in enumerate(marks):
         left, right = parts[i], parts[i + 1]
+        if "and" in text[span[0] : span[1]] and _BETWEEN_END.search(left):
+            continue  # "between 50 and 100"
         if _DIGIT.search(left) and _DIGIT.search(right) and not _REJECTS.match(right):
             out.append(span)
     return out
 
 
+_BETWEEN_END = re.compile(r"\bbetween\s+\S+$", re.I)
 _REJECTS = re.compile(r"(?:not|rather than|instead of|and not|but not|no longer|never)\b", re.I)
 
 
