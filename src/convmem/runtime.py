@@ -109,6 +109,29 @@ class MemoryRuntime:
             with self.store.transaction():
                 self.store.advance_checkpoint(session_id, "last_validate_seq", newest)
 
+    def extract_recent(self, session_id: str, max_events: int = 64) -> bool:
+        """Extract what arrived since the cursor now, if that is a small piece of work.
+
+        A hook that answers a prompt defers derived work (:attr:`defer_derived`), but a
+        correction typed in the prompt must be applied before that prompt's block. The
+        usual backlog is the prompt and the reply before it; a longer one (a session
+        captured for the first time) waits for the next capture rather than hold up
+        the host. Returns True when extraction ran.
+        """
+        from convmem.memory.extraction import Extractor
+
+        cursor = self.store.checkpoint(session_id).last_extract_seq
+        backlog = self.store.events(
+            session_id,
+            after=cursor,
+            types=["user/message", "assistant/message"],
+            limit=max_events + 1,
+        )
+        if len(backlog) > max_events:
+            return False
+        Extractor(self.store, self.settings).run(session_id)
+        return True
+
     def next_seq(self, session_id: str) -> int:
         """The sequence number after the last captured event of the session."""
         return self.store.checkpoint(session_id).last_event_seq + 1
@@ -135,12 +158,15 @@ class MemoryRuntime:
         trigger: str = "pre-step",
         token_meter: Callable[[str], int] | None = None,
         budget: int | None = None,
+        max_units: int | None = None,
     ) -> str | None:
         """Assemble the memory message for this step, log it, return its text or None.
 
         ``messages`` are the texts the model can already see in this step; ``None``
         lets the runtime infer them (every event since the last compaction).
-        ``query`` defaults to the latest real user text.
+        ``query`` defaults to the latest real user text. ``max_units`` is the host's
+        limit on the message's length in UTF-16 units, if it has one. What an earlier
+        convmem block in those messages already says is not said again.
         """
         result = self.assemble(
             session_id,
@@ -151,6 +177,8 @@ class MemoryRuntime:
             trigger=trigger,
             token_meter=token_meter,
             budget=budget,
+            max_units=max_units,
+            repeat=False,
         )
         return result.text if result.injected else None
 
@@ -166,12 +194,19 @@ class MemoryRuntime:
         token_meter: Callable[[str], int] | None = None,
         budget: int | None = None,
         log: bool = True,
+        max_units: int | None = None,
+        repeat: bool = True,
     ) -> Any:
-        """Like :meth:`pre_step` but returns the whole :class:`AssemblyResult`."""
+        """Like :meth:`pre_step` but returns the whole :class:`AssemblyResult`.
+
+        With ``repeat`` (the default here, as for ``convmem assemble``) the block is
+        whole even when an earlier one is still visible; :meth:`pre_step` turns it off.
+        """
         from convmem.assembly import Assembler
 
         if query is None:
             query = self.latest_user_text(session_id) or ""
+        earlier = None if repeat else self.earlier_blocks(session_id, messages)
         assembler = Assembler(self.store, self.settings)
         result = assembler.assemble(
             session_id,
@@ -182,10 +217,24 @@ class MemoryRuntime:
             token_meter=token_meter,
             budget=budget,
             trigger=trigger,
+            max_units=max_units,
+            earlier=earlier,
         )
         if log:
             assembler.log(result)
         return result
+
+    def earlier_blocks(self, session_id: str, messages: Sequence[str] | None) -> Any:
+        """What convmem blocks the model still sees say (None: there is none).
+
+        From ``messages`` when the host says what is visible, else from the blocks
+        captured since the last compaction (hosts keep them in their logs).
+        """
+        from convmem.delivery import EarlierBlocks, earlier_blocks
+
+        if messages is None:
+            return earlier_blocks(self.store, session_id)
+        return EarlierBlocks.of(messages)
 
     def pre_execute(
         self, session_id: str, tool_name: str, tool_input: dict[str, Any]

@@ -188,7 +188,9 @@ def _session_start(runtime: MemoryRuntime, session_id: str, payload: Payload) ->
     )
     if source != "compact" or not runtime.settings["compatibility.reinject_after_compaction"]:
         return None
-    block = runtime.pre_step(session_id, None, turn=parser.turn or None, trigger="compaction")
+    block = runtime.pre_step(
+        session_id, None, turn=parser.turn or None, trigger="compaction", max_units=_cap()
+    )
     return _context("SessionStart", block)
 
 
@@ -196,8 +198,7 @@ def _user_prompt(runtime: MemoryRuntime, session_id: str, payload: Payload) -> O
     from convmem.adapters.claude_code import capture_transcript, is_slash_command
 
     prompt = _str(payload, "prompt")
-    # answer fast: the prompt is visible to the model anyway, so extracting it (and
-    # validating the last reply) can wait for the Stop hook's capture
+    # answer fast: validating the last reply can wait for the Stop hook's capture
     runtime.defer_derived = True
     parser = capture_transcript(
         runtime,
@@ -208,11 +209,21 @@ def _user_prompt(runtime: MemoryRuntime, session_id: str, payload: Payload) -> O
     )
     if prompt and prompt.lstrip().startswith("/convmem"):
         return None  # convmem's own slash command: a block here would only explain itself
+    # a correction typed in this prompt must be current in this prompt's block
+    runtime.extract_recent(session_id)
     if prompt and is_slash_command(prompt):
         prompt = None  # a command line is no query; the latest typed text is
     visible = _visible_after_compaction(runtime, session_id)
-    block = runtime.pre_step(session_id, visible, turn=parser.turn or None, query=prompt)
+    block = runtime.pre_step(
+        session_id, visible, turn=parser.turn or None, query=prompt, max_units=_cap()
+    )
     return _context("UserPromptSubmit", block)
+
+
+def _cap() -> int:
+    from convmem.delivery import CLAUDE_CODE_CONTEXT_CAP
+
+    return CLAUDE_CODE_CONTEXT_CAP
 
 
 def _visible_after_compaction(runtime: MemoryRuntime, session_id: str) -> list[str] | None:
