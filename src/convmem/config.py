@@ -74,6 +74,14 @@ SETTINGS: tuple[Setting, ...] = (
         "Language of headers and notices: auto follows the person's recent messages.",
         choices=("auto", "zh", "en"),
     ),
+    S(
+        "assembly.max_context_share",
+        0.12,
+        "Share of what a host still shows that convmem's blocks may take (0: off); below 15%"
+        " because a compaction can shrink the conversation around blocks it keeps.",
+        0,
+        0.9,
+    ),
     S("assembly.max_evidence_chars", 600, "Characters quoted per evidence snippet.", 80, 20_000),
     S("assembly.max_evidence", 100, "Evidence snippets considered per block.", 0, 500),
     # retrieval

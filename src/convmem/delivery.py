@@ -23,7 +23,7 @@ Nothing here changes what is stored; it only reads events.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +41,8 @@ CLAUDE_CODE_CONTEXT_CAP = 9_000
 
 #: The person's own messages read to choose the language under ``locale = auto``.
 LOCALE_SAMPLE = 8
+#: Source kinds under which hosts log convmem's own blocks (DSH; Claude Code).
+OWN_SOURCE_KINDS = frozenset({"convmem", "hook-context"})
 #: Newest generated events scanned for earlier blocks still in context.
 MAX_EARLIER_BLOCKS = 200
 
@@ -109,16 +111,27 @@ class EarlierBlocks:
 _ITEM_ID = re.compile(r"\[mem ([\w-]+)")
 
 
-def earlier_blocks(
-    store: MemoryStore, session_id: str, after: int | None = None
-) -> EarlierBlocks | None:
-    """The convmem blocks captured after ``after`` (default: the compaction boundary).
+def outside_ranges(ranges: Sequence[tuple[int, int]]) -> Callable[[Sequence[int]], bool]:
+    """A visibility predicate: no seq falls in a hidden ``(start, end)`` range."""
 
-    These are the blocks the host still sends the model; None when there is none, so
-    a caller can tell "no earlier block" from "an earlier block with no lines".
+    def visible(seqs: Sequence[int]) -> bool:
+        return bool(seqs) and not any(a <= s <= b for s in seqs for a, b in ranges)
+
+    return visible
+
+
+def earlier_blocks(
+    store: MemoryStore,
+    session_id: str,
+    shadowed: Sequence[tuple[int, int]] | None = None,
+) -> EarlierBlocks | None:
+    """The convmem blocks the host still sends the model.
+
+    Those captured after the latest compaction, or, when the host names the ranges
+    its compactions hid (``shadowed``), every one outside them. None when there is
+    none, so a caller can tell "no earlier block" from "an earlier block with no lines".
     """
-    if after is None:
-        after = compaction_boundary(store, session_id)
+    after = compaction_boundary(store, session_id) if shadowed is None else None
     events = store.events(
         session_id,
         after=-1 if after is None else after,
@@ -126,7 +139,40 @@ def earlier_blocks(
         newest_first=True,
         limit=MAX_EARLIER_BLOCKS,
     )
+    if shadowed:
+        shown = outside_ranges(shadowed)
+        events = [e for e in events if shown((e.seq,))]
     return EarlierBlocks.of(event.text for event in events)
+
+
+def share_allowance(
+    store: MemoryStore,
+    session_id: str,
+    share: float,
+    shadowed: Sequence[tuple[int, int]] | None = None,
+) -> int | None:
+    """How many characters a new block may have so that convmem's blocks stay within
+    ``share`` of the conversation the host still shows (None: no limit).
+
+    What the host shows is every event after the latest compaction, or outside the
+    ranges its compactions hid; convmem's own blocks among them count as convmem's.
+    A host that names the hidden ranges (DSH) shows a compaction's summary as a
+    message of its own, so the summary event itself is not counted twice.
+    The new block's own size counts on both sides: ``(ours + new) / (shown + new)``.
+    """
+    if not 0 < share < 1:
+        return None
+    after = compaction_boundary(store, session_id) if shadowed is None else None
+    shown = outside_ranges(shadowed) if shadowed else (lambda seqs: True)
+    ours = others = 0
+    for seq, type_, kind, chars in store.event_sizes(session_id, -1 if after is None else after):
+        if not shown((seq,)) or (shadowed is not None and type_ in COMPACTION_EVENT_TYPES):
+            continue
+        if kind in OWN_SOURCE_KINDS:
+            ours += chars
+        else:
+            others += chars
+    return max(0, int((share * (ours + others) - ours) / (1 - share)))
 
 
 def person_locale(store: MemoryStore, session_id: str, setting: str) -> str:
@@ -170,11 +216,14 @@ class Budget:
         meter: Callable[[str], int],
         cap: int | None = None,
         earlier: EarlierBlocks | None = None,
+        cap_label: str = "the host's limit",
     ) -> None:
         self.total, self.meter, self.used = total, meter, 0
-        self.cap, self.units = cap, 0
+        self.cap, self.units, self.cap_label = cap, 0, cap_label
         self.seen = earlier.lines if earlier else frozenset()
         self.shown_ids = earlier.item_ids if earlier else frozenset()
+        #: Nothing compacted yet: the host still shows the whole conversation.
+        self.shows_all = False
         self.capped = 0
         self.sections: dict[str, list[str]] = {}
         self.section_tokens: dict[str, int] = {}
@@ -202,7 +251,7 @@ class Budget:
                         "id": ident,
                         "section": section,
                         "tokens": need,
-                        "reason": f"the host's limit: needs {units} UTF-16 units, "
+                        "reason": f"{self.cap_label}: needs {units} UTF-16 units, "
                         f"{self.cap - self.units} left of {self.cap}",
                     }
                 )
@@ -240,7 +289,7 @@ class Budget:
         reasons = []
         if self.capped:
             reasons.append(
-                f"the host's limit of {self.cap} UTF-16 units (not the token budget) "
+                f"{self.cap_label} of {self.cap} UTF-16 units (not the token budget) "
                 f"left out {self.capped} line(s)"
             )
         repeated = sum(1 for o in self.omitted if o["reason"] == ALREADY_SHOWN)

@@ -159,6 +159,7 @@ class MemoryRuntime:
         token_meter: Callable[[str], int] | None = None,
         budget: int | None = None,
         max_units: int | None = None,
+        shadowed: Sequence[tuple[int, int]] | None = None,
     ) -> str | None:
         """Assemble the memory message for this step, log it, return its text or None.
 
@@ -166,8 +167,17 @@ class MemoryRuntime:
         lets the runtime infer them (every event since the last compaction).
         ``query`` defaults to the latest real user text. ``max_units`` is the host's
         limit on the message's length in UTF-16 units, if it has one. What an earlier
-        convmem block in those messages already says is not said again.
+        convmem block in those messages already says is not said again. ``shadowed``
+        are the seq ranges the host's compactions hid, when it says (DSH does): then
+        every other event, and every convmem block among them, counts as visible.
         """
+        from convmem.delivery import share_allowance
+
+        label = "the host's limit"
+        share = float(self.settings["assembly.max_context_share"])
+        allowed = share_allowance(self.store, session_id, share, shadowed)
+        if allowed is not None and (max_units is None or allowed < max_units):
+            max_units, label = allowed, f"convmem's share of the context ({share:.0%})"
         result = self.assemble(
             session_id,
             messages,
@@ -179,6 +189,8 @@ class MemoryRuntime:
             budget=budget,
             max_units=max_units,
             repeat=False,
+            shadowed=shadowed,
+            cap_label=label,
         )
         return result.text if result.injected else None
 
@@ -196,6 +208,8 @@ class MemoryRuntime:
         log: bool = True,
         max_units: int | None = None,
         repeat: bool = True,
+        shadowed: Sequence[tuple[int, int]] | None = None,
+        cap_label: str = "the host's limit",
     ) -> Any:
         """Like :meth:`pre_step` but returns the whole :class:`AssemblyResult`.
 
@@ -206,7 +220,7 @@ class MemoryRuntime:
 
         if query is None:
             query = self.latest_user_text(session_id) or ""
-        earlier = None if repeat else self.earlier_blocks(session_id, messages)
+        earlier = None if repeat else self.earlier_blocks(session_id, messages, shadowed)
         assembler = Assembler(self.store, self.settings)
         result = assembler.assemble(
             session_id,
@@ -219,12 +233,19 @@ class MemoryRuntime:
             trigger=trigger,
             max_units=max_units,
             earlier=earlier,
+            shadowed=shadowed,
+            cap_label=cap_label,
         )
         if log:
             assembler.log(result)
         return result
 
-    def earlier_blocks(self, session_id: str, messages: Sequence[str] | None) -> Any:
+    def earlier_blocks(
+        self,
+        session_id: str,
+        messages: Sequence[str] | None,
+        shadowed: Sequence[tuple[int, int]] | None = None,
+    ) -> Any:
         """What convmem blocks the model still sees say (None: there is none).
 
         From ``messages`` when the host says what is visible, else from the blocks
@@ -233,7 +254,7 @@ class MemoryRuntime:
         from convmem.delivery import EarlierBlocks, earlier_blocks
 
         if messages is None:
-            return earlier_blocks(self.store, session_id)
+            return earlier_blocks(self.store, session_id, shadowed)
         return EarlierBlocks.of(messages)
 
     def pre_execute(

@@ -41,7 +41,7 @@ import os
 import re
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -58,6 +58,9 @@ PROTOCOL_VERSION = 1
 LOG_FILE_NAME = "session.v4.jsonl.zstd"
 #: ``host_cursors.source`` of the session-log reader (position = decompressed bytes read).
 CURSOR_SOURCE = "dsh-log"
+#: ``host_cursors.source`` of the seq ranges DSH's compactions hid from the model.
+SHADOWED_SOURCE = "dsh-shadowed"
+_MAX_SHADOWED_RANGES = 5000
 _SAFE_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 _TOOL_NAMES_KEPT = 256
 
@@ -88,6 +91,17 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def _runs(seqs: Iterable[int]) -> list[tuple[int, int]]:
+    """Sorted seqs as ``(first, last)`` runs of consecutive numbers."""
+    runs: list[tuple[int, int]] = []
+    for seq in sorted(set(seqs)):
+        if runs and seq == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], seq)
+        else:
+            runs.append((seq, seq))
+    return runs
+
+
 class SessionLogParser:
     """Maps DSH v4 session-log lines (and live ``session/event`` payloads) to events.
 
@@ -103,6 +117,8 @@ class SessionLogParser:
         self._tool_names: dict[str, str] = {}
         self._turn: int | None = None
         self._step: int | None = None
+        #: ``(start, end)`` seq ranges compactions hid, as their summaries said (new ones).
+        self.shadowed: list[tuple[int, int]] = []
 
     def parse_line(self, line_no: int, obj: Any) -> list[Event]:
         """One decoded log line → zero or one events (``line_no`` is for messages)."""
@@ -208,6 +224,11 @@ class SessionLogParser:
     def _compaction(self, etype: str, data: Mapping[str, Any]) -> dict[str, Any]:
         if etype == "compaction/summary":
             text = content_text(data.get("summary"))
+            # ``shadowedSeqs`` lists the seqs it hid; ``shadowedRange`` is in the order of
+            # the surface (a checkpoint first), not a range of seqs, so it is not used
+            hidden = data.get("shadowedSeqs")
+            if isinstance(hidden, list):
+                self.shadowed += _runs(s for s in hidden if _int_or_none(s) is not None)
         elif isinstance(data.get("error"), str):
             text = f"compaction failed: {data['error']}"  # nothing was shadowed
         else:
@@ -412,6 +433,7 @@ class DshServer:
             except (ValueError, RecursionError, EventFormatError):
                 self.log_error(f"{path}: skipped a bad line after byte {position}")
         inserted = self.runtime.on_events(events).inserted if events else 0
+        self._keep_shadowed(session_id, parser)
         tools = dict(list(parser._tool_names.items())[-64:])
         with store.transaction():
             store.set_host_cursor(session_id, CURSOR_SOURCE, end, {"tools": tools})
@@ -421,6 +443,29 @@ class DshServer:
                 store.touch_session(session_id, cwd=parser.cwd)
         self._last_seq[session_id] = max(self._last_seq.get(session_id, -1), last)
         return inserted
+
+    def _keep_shadowed(self, session_id: str, parser: SessionLogParser) -> None:
+        """Store the ranges new compaction summaries hid (the pre-step reads them)."""
+        if not parser.shadowed:
+            return
+        store = self.runtime.store
+        with store.transaction():
+            _, state = store.host_cursor(session_id, SHADOWED_SOURCE)
+            hidden = {s for a, b in state.get("ranges") or () for s in range(a, b + 1)}
+            hidden.update(s for a, b in parser.shadowed for s in range(a, b + 1))
+            kept = _runs(hidden)[-_MAX_SHADOWED_RANGES:]
+            store.set_host_cursor(
+                session_id, SHADOWED_SOURCE, len(kept), {"ranges": [list(r) for r in kept]}
+            )
+        parser.shadowed.clear()
+
+    def shadowed(self, session_id: str) -> list[tuple[int, int]] | None:
+        """The ranges DSH's compactions hid from the model; None when none is known."""
+        store = self.runtime.store
+        with store.transaction():
+            _, state = store.host_cursor(session_id, SHADOWED_SOURCE)
+        ranges = [(int(a), int(b)) for a, b in state.get("ranges") or ()]
+        return ranges or None
 
     # --- operations ------------------------------------------------------------------
     def hello(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -499,6 +544,9 @@ class DshServer:
                 recovered += self.catch_up(sid)
             try:
                 batch.extend(self._parser(sid).parse_record(raw))
+                if self._parser(sid).shadowed:
+                    flush()
+                    self._keep_shadowed(sid, self._parser(sid))
             except EventFormatError:
                 skipped += 1
                 # the error names the field; the event's text stays out of the log
@@ -519,6 +567,7 @@ class DshServer:
             _int_or_none(request.get("turn")),
             _int_or_none(request.get("step")),
             query=query if isinstance(query, str) and query.strip() else None,
+            shadowed=self.shadowed(sid),
         )
         return {"text": text, "ms": round((time.perf_counter() - started) * 1000, 3)}
 
