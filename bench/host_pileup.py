@@ -46,6 +46,7 @@ from fake_model import FakeModel, Reply, Request  # noqa: E402
 from hosts import claude_env, dsh_env, find_claude_code, find_dsh  # noqa: E402
 
 MARKER = "[convmem memory]"
+CONVMEM = [sys.executable, "-m", "convmem"]
 TARGET_SHARE = 0.15
 PREVIEW = "<persisted-output>"
 
@@ -190,7 +191,7 @@ def measure(requests: list[Request]) -> dict[str, Any]:
         previous = current
         lines = Counter(line for block in blocks for line in memory_lines(block))
         everything = "\n".join(texts)
-        compacted = compacted or "Scripted analysis" in everything
+        compacted = compacted or "The conversation covered" in everything
         if compacted:
             after += 1
             recall.update(fact for fact in KEY_FACTS if fact in everything)
@@ -410,8 +411,7 @@ def run_dsh(script: list[Turn], work: Path, with_convmem: bool) -> dict[str, Any
         )
         if with_convmem:
             subprocess.run(
-                [sys.executable, "-m", "convmem", "--home", str(store), "install", "dsh"]
-                + ["--profile", profile],
+                [*CONVMEM, "--home", str(store), "install", "dsh", "--profile", profile],
                 env=env,
                 check=True,
                 capture_output=True,

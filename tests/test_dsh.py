@@ -524,8 +524,11 @@ def test_install_writes_one_insert_and_is_idempotent(cli: Cli, home: Path, tmp_p
     assert text.startswith(DEFAULT_PATCH.removesuffix("[]\n"))  # the header comment is kept
     [entry] = load_patch(patch)[0]["insert"]
     assert entry["id"] == "convmem"
-    assert entry["name"] == str(plugin_path()) and Path(entry["name"]).is_file()
-    assert entry["config"]["command"] == [sys.executable, "-m", "convmem", "serve", "dsh"]
+    # a copy in the profile, started by name: a moved install leaves the profile working
+    copy = dsh_home / "profiles" / "work" / "convmem-plugin.mjs"
+    assert entry["name"] == str(copy.resolve()) or entry["name"] == str(copy)
+    assert copy.read_bytes() == plugin_path().read_bytes()
+    assert entry["config"]["command"] == ["convmem", "serve", "dsh"]
     assert entry["config"]["home"] == str(home.resolve())
     second = cli(*args)
     assert second.code == 0 and "unchanged" in second.out
@@ -533,6 +536,7 @@ def test_install_writes_one_insert_and_is_idempotent(cli: Cli, home: Path, tmp_p
     removed = cli(*args, "--uninstall")
     assert removed.code == 0 and "removed from" in removed.out
     assert patch.read_text("utf-8") == DEFAULT_PATCH
+    assert not copy.exists()
     assert "unchanged" in cli(*args, "--uninstall").out
 
 

@@ -41,6 +41,8 @@ CLAUDE_CODE_CONTEXT_CAP = 9_000
 
 #: The person's own messages read to choose the language under ``locale = auto``.
 LOCALE_SAMPLE = 8
+#: UTF-16 units the first block in a context may always have, whatever the share.
+FIRST_BLOCK_FLOOR = 2_000
 #: Source kinds under which hosts log convmem's own blocks (DSH; Claude Code).
 OWN_SOURCE_KINDS = frozenset({"convmem", "hook-context"})
 #: Newest generated events scanned for earlier blocks still in context.
@@ -159,6 +161,7 @@ def share_allowance(
     A host that names the hidden ranges (DSH) shows a compaction's summary as a
     message of its own, so the summary event itself is not counted twice.
     The new block's own size counts on both sides: ``(ours + new) / (shown + new)``.
+    The first block in a context may have :data:`FIRST_BLOCK_FLOOR` units in any case.
     """
     if not 0 < share < 1:
         return None
@@ -172,7 +175,10 @@ def share_allowance(
             ours += chars
         else:
             others += chars
-    return max(0, int((share * (ours + others) - ours) / (1 - share)))
+    allowed = max(0, int((share * (ours + others) - ours) / (1 - share)))
+    # the first block after a compaction brings back what it removed, even into a short
+    # context (the host's summary may not even be captured yet)
+    return allowed if ours else max(allowed, FIRST_BLOCK_FLOOR)
 
 
 def person_locale(store: MemoryStore, session_id: str, setting: str) -> str:

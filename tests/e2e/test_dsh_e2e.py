@@ -170,7 +170,7 @@ def prepare(dsh: DshInstall, tmp_path: Path, base_url: str, template: str) -> di
         text=True,
         timeout=120,
     )
-    assert "dsh_plugin.mjs" in dump.stdout, "the profile does not load convmem's plugin"
+    assert "convmem-plugin.mjs" in dump.stdout, "the profile does not load convmem's plugin"
     return {"env": env, "profile": profile, "dsh_home": dsh_home, "project": project, "home": home}
 
 

@@ -375,6 +375,10 @@ class DshServer:
             handler = self._ops.get(op) if isinstance(op, str) else None
             if handler is None:
                 raise BadRequest(f"unknown op {op!r}; expected one of {', '.join(self._ops)}")
+            if op in ("session_start", "events", "event", "pre_step", "pre_execute"):
+                from convmem.core.seen import mark_seen
+
+                mark_seen(self.runtime.settings.data_dir, "dsh", str(op))
             return {"id": request_id, "ok": True, **handler(request)}
         except Exception as exc:
             if not isinstance(exc, BadRequest):

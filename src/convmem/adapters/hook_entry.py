@@ -124,6 +124,9 @@ def run_claude_code(
         from convmem.config import load_settings
 
         settings = load_settings(config, home)
+        from convmem.core.seen import mark_seen
+
+        mark_seen(settings.data_dir, "claude-code", str(payload["hook_event_name"]))
         answer = handle(payload, settings)
     except KeyboardInterrupt:
         return 0

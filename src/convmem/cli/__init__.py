@@ -119,6 +119,7 @@ COMMAND_MODULES = (
     "dsh_cmds",
     "mcp_cmds",
     "migrate_cmds",
+    "doctor_cmds",
 )
 
 
