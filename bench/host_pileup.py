@@ -198,6 +198,7 @@ def measure(requests: list[Request]) -> dict[str, Any]:
         total = sum(len(t) for t in texts)
         system = sum(len(t) for t in _texts(req.body.get("system")))
         ours = sum(len(b) for b in blocks)
+        tools = len(json.dumps(req.body.get("tools") or [], ensure_ascii=False))
         steps.append(
             {
                 "request": req.seq,
@@ -205,7 +206,8 @@ def measure(requests: list[Request]) -> dict[str, Any]:
                 "convmem_chars": ours,
                 "share": round(ours / total, 4) if total else 0.0,
                 "system_chars": system,
-                "request_share": round(ours / (total + system), 4) if total + system else 0.0,
+                "tools_chars": tools,
+                "request_share": round(ours / (total + system + tools), 4),
                 "blocks": len(blocks),
                 "injected_units": sum(units(b) for b in new),
                 "max_line_count": max(lines.values(), default=0),

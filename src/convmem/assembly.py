@@ -205,7 +205,6 @@ class Assembler:
         self.locale_setting = str(settings["assembly.locale"])
         self._use_locale("zh" if self.locale_setting == "zh" else "en")
         self.retriever = Retriever(store, settings)
-        self.cap_label = "the host's limit"
 
     def _use_locale(self, locale: str) -> None:
         self.locale = locale
@@ -226,13 +225,15 @@ class Assembler:
         max_units: int | None = None,
         earlier: EarlierBlocks | None = None,
         shadowed: Sequence[tuple[int, int]] | None = None,
-        cap_label: str = "the host's limit",
+        share_units: int | None = None,
     ) -> AssemblyResult:
         """Build the block for one step.
 
         ``max_units`` caps its length in UTF-16 units (a host's limit, see
-        :mod:`convmem.delivery`); ``earlier`` holds the lines of convmem blocks still in
-        the model's context (None: there is none), which this block does not repeat.
+        :mod:`convmem.delivery`), ``share_units`` too (convmem's share of the context;
+        a correction of what an earlier block shows may exceed it); ``earlier`` holds
+        the lines of convmem blocks still in the model's context (None: there is none),
+        which this block does not repeat.
         ``shadowed`` are the seq ranges a host's compactions hid (DSH says exactly which);
         every other event counts as visible.
         """
@@ -260,9 +261,16 @@ class Assembler:
         )
         try:
             self._use_locale(person_locale(self.store, session_id, self.locale_setting))
-            self.cap_label = cap_label
             self._build(
-                result, session_id, query, visible, total, meter, max_units, earlier, shadowed
+                result,
+                session_id,
+                query,
+                visible,
+                total,
+                meter,
+                (max_units, share_units),
+                earlier,
+                shadowed,
             )
         except Exception as exc:  # assembly failures are reported, never raised to a host
             result.text, result.injected, result.used_tokens = "", False, 0
@@ -279,7 +287,7 @@ class Assembler:
         visible: Sequence[str] | None,
         total: int,
         meter: Callable[[str], int],
-        max_units: int | None = None,
+        caps: tuple[int | None, int | None] = (None, None),
         earlier: EarlierBlocks | None = None,
         shadowed: Sequence[tuple[int, int]] | None = None,
     ) -> None:
@@ -288,7 +296,7 @@ class Assembler:
         else:
             preamble = (PREAMBLE_COMPACT if total < COMPACT_HEADER_BELOW else PREAMBLE)[self.locale]
         header = f"{BLOCK_MARKER} session {session_id}\n{preamble}"
-        b = _Budget(total, meter, max_units, earlier, self.cap_label)
+        b = _Budget(total, meter, caps[0], earlier, caps[1])
         header_cost = b.cost(header)
         if header_cost > total:
             result.reasons.append(f"budget {total} is smaller than the header ({header_cost})")
@@ -319,9 +327,11 @@ class Assembler:
         retrieval = self.retriever.retrieve(session_id, query)
         shown: list[ScoredItem] = []
         for s in retrieval.items:
-            if is_visible(s.item.source_seqs) and not b.replaces_shown(s.item.supersedes):
+            changed = b.replaces_shown(s.item.id, s.item.supersedes)
+            if is_visible(s.item.source_seqs) and not changed:
                 b.omit(s.item.id, "memory", "all its sources are visible in the current step")
                 continue
+            b.answer_first(s.item.id, s.matched)
             if b.add("memory", self.headings["memory"], self._item_line(s.item), s.item.id):
                 shown.append(s)
         for s in retrieval.omitted:

@@ -76,7 +76,7 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     S(
         "assembly.max_context_share",
-        0.12,
+        0.10,
         "Share of what a host still shows that convmem's blocks may take (0: off); below 15%"
         " because a compaction can shrink the conversation around blocks it keeps.",
         0,

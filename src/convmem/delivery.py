@@ -210,10 +210,12 @@ def person_locale(store: MemoryStore, session_id: str, setting: str) -> str:
 class Budget:
     """Adds lines while they fit; records every omission.
 
-    Two limits apply: the token budget and, when the host has one, a cap on the
-    block's length in UTF-16 units (:mod:`convmem.delivery`). Lines an earlier block
-    still in the model's context already holds (``seen``) count as shown, cost
-    nothing and are recorded as omitted with that reason.
+    Up to three limits apply: the token budget; when the host has one, a hard cap on
+    the block's length in UTF-16 units (``cap``); and convmem's share of the context
+    (``share``, see :func:`share_allowance`), which a correction of something an
+    earlier block still shows may exceed (the block above would otherwise stay
+    wrong), and so may the best item the query matched (the answer asked for). Lines an earlier block still in the model's context already holds count
+    as shown, cost nothing and are recorded as omitted with that reason.
     """
 
     def __init__(
@@ -222,15 +224,19 @@ class Budget:
         meter: Callable[[str], int],
         cap: int | None = None,
         earlier: EarlierBlocks | None = None,
-        cap_label: str = "the host's limit",
+        share: int | None = None,
+        share_label: str = "convmem's share of the context",
     ) -> None:
         self.total, self.meter, self.used = total, meter, 0
-        self.cap, self.units, self.cap_label = cap, 0, cap_label
+        self.cap, self.share, self.share_label, self.units = cap, share, share_label, 0
         self.seen = earlier.lines if earlier else frozenset()
         self.shown_ids = earlier.item_ids if earlier else frozenset()
+        #: Items that correct what an earlier block shows, and their notices.
+        self.corrections: set[str] = set()
+        self.answered = False
         #: Nothing compacted yet: the host still shows the whole conversation.
         self.shows_all = False
-        self.capped = 0
+        self.cut: dict[str, int] = {}
         self.sections: dict[str, list[str]] = {}
         self.section_tokens: dict[str, int] = {}
         self.omitted: list[dict[str, Any]] = []
@@ -239,6 +245,15 @@ class Budget:
     def cost(self, text: str) -> int:
         return self.meter(text + "\n")
 
+    def _over(self, ident: str, units: int) -> tuple[str, int] | None:
+        """The limit in UTF-16 units this line would break, and that limit."""
+        if self.cap is not None and self.units + units > self.cap:
+            return "the host's limit", self.cap
+        exempt = ident in self.corrections
+        if self.share is not None and not exempt and self.units + units > self.share:
+            return self.share_label, self.share
+        return None
+
     def add(self, section: str, heading: str, line: str, ident: str) -> bool:
         if self.seen and line_key(line) in self.seen:
             self.omit(ident, section, ALREADY_SHOWN)
@@ -246,22 +261,23 @@ class Budget:
         need = self.cost(line)
         if section not in self.sections:
             need += self.cost(heading)
-        if self.cap is not None:
-            units = utf16_units(line) + 1
-            if section not in self.sections:
-                units += utf16_units(heading) + 1
-            if self.units + units > self.cap:
-                self.capped += 1
-                self.omitted.append(
-                    {
-                        "id": ident,
-                        "section": section,
-                        "tokens": need,
-                        "reason": f"{self.cap_label}: needs {units} UTF-16 units, "
-                        f"{self.cap - self.units} left of {self.cap}",
-                    }
-                )
-                return False
+        units = utf16_units(line) + 1
+        if section not in self.sections:
+            units += utf16_units(heading) + 1
+        over = self._over(ident, units)
+        if over is not None:
+            label, limit = over
+            self.cut[label] = self.cut.get(label, 0) + 1
+            self.omitted.append(
+                {
+                    "id": ident,
+                    "section": section,
+                    "tokens": need,
+                    "reason": f"{label}: needs {units} UTF-16 units, "
+                    f"{limit - self.units} left of {limit}",
+                }
+            )
+            return False
         if self.used + need > self.total:
             self.omitted.append(
                 {
@@ -278,25 +294,35 @@ class Budget:
         if section == "notice":
             self.notice_ids.append(ident)
         self.used += need
-        if self.cap is not None:
-            self.units += units
+        self.units += units
         self.section_tokens[section] = self.section_tokens.get(section, 0) + need
         return True
 
-    def replaces_shown(self, supersedes: Iterable[str]) -> bool:
-        """Does an item replace one an earlier block still shows? Then it is news."""
-        return bool(self.shown_ids) and any(old in self.shown_ids for old in supersedes)
+    def replaces_shown(self, item_id: str, supersedes: Iterable[str]) -> bool:
+        """Does an item replace one an earlier block still shows? Then it is news, and
+        it and the notice of what it replaced go out whatever the share."""
+        old = [o for o in supersedes if o in self.shown_ids]
+        if old:
+            self.corrections.add(item_id)
+            self.corrections.update(f"notice:{o}" for o in old)
+        return bool(old)
+
+    def answer_first(self, item_id: str, matched: bool) -> None:
+        """The best item the query matched answers it: it goes out whatever the share."""
+        if matched and not self.answered:
+            self.answered = True
+            self.corrections.add(item_id)
 
     def omit(self, ident: str, section: str, reason: str) -> None:
         self.omitted.append({"id": ident, "section": section, "reason": reason})
 
     def delivery_reasons(self) -> list[str]:
-        """Say when the host's limit, not the budget, cut lines, and what was not repeated."""
+        """Say when a limit other than the budget cut lines, and what was not repeated."""
         reasons = []
-        if self.capped:
+        for label, count in sorted(self.cut.items()):
+            limit = self.cap if label == "the host's limit" else self.share
             reasons.append(
-                f"{self.cap_label} of {self.cap} UTF-16 units (not the token budget) "
-                f"left out {self.capped} line(s)"
+                f"{label} of {limit} UTF-16 units (not the token budget) left out {count} line(s)"
             )
         repeated = sum(1 for o in self.omitted if o["reason"] == ALREADY_SHOWN)
         if repeated:

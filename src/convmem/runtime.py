@@ -173,11 +173,8 @@ class MemoryRuntime:
         """
         from convmem.delivery import share_allowance
 
-        label = "the host's limit"
         share = float(self.settings["assembly.max_context_share"])
         allowed = share_allowance(self.store, session_id, share, shadowed)
-        if allowed is not None and (max_units is None or allowed < max_units):
-            max_units, label = allowed, f"convmem's share of the context ({share:.0%})"
         result = self.assemble(
             session_id,
             messages,
@@ -190,7 +187,7 @@ class MemoryRuntime:
             max_units=max_units,
             repeat=False,
             shadowed=shadowed,
-            cap_label=label,
+            share_units=allowed,
         )
         return result.text if result.injected else None
 
@@ -209,7 +206,7 @@ class MemoryRuntime:
         max_units: int | None = None,
         repeat: bool = True,
         shadowed: Sequence[tuple[int, int]] | None = None,
-        cap_label: str = "the host's limit",
+        share_units: int | None = None,
     ) -> Any:
         """Like :meth:`pre_step` but returns the whole :class:`AssemblyResult`.
 
@@ -234,7 +231,7 @@ class MemoryRuntime:
             max_units=max_units,
             earlier=earlier,
             shadowed=shadowed,
-            cap_label=cap_label,
+            share_units=share_units,
         )
         if log:
             assembler.log(result)

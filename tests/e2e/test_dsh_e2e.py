@@ -30,7 +30,7 @@ from convmem.memory.store import MemoryStore
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_model import FakeModel, Reply, Request
-from hosts import DshInstall, dsh_env, ensure_dsh
+from hosts import DshInstall, dsh_env, ensure_dsh, unavailable
 
 pytestmark = pytest.mark.e2e
 
@@ -91,7 +91,8 @@ with harness:
 def dsh() -> DshInstall:
     install, why = ensure_dsh()
     if install is None:
-        pytest.skip(f"DSH (deepseek-harness-sdk) unavailable, e2e NOT RUN: {why}")
+        unavailable("DSH (deepseek-harness-sdk)", why)
+    assert install is not None
     return install
 
 
