@@ -214,8 +214,9 @@ class Budget:
     the block's length in UTF-16 units (``cap``); and convmem's share of the context
     (``share``, see :func:`share_allowance`), which a correction of something an
     earlier block still shows may exceed (the block above would otherwise stay
-    wrong), and so may the best item the query matched (the answer asked for). Lines an earlier block still in the model's context already holds count
-    as shown, cost nothing and are recorded as omitted with that reason.
+    wrong), and so may the best item the query matched (the answer asked for). Lines
+    an earlier block still in the model's context already holds count as shown, cost
+    nothing and are recorded as omitted with that reason.
     """
 
     def __init__(

@@ -20,8 +20,9 @@ data dir. It runs on every prompt, so imports are lazy and click is not loaded.
 
 Most of such a process's time would go to importing convmem, so by default the call
 is handed to the data folder's resident hook process (:mod:`convmem.adapters.
-hook_daemon`, which runs :func:`run_claude_code` for it), and a call it did not take
-is handled here, as before. ``CONVMEM_HOOK_DAEMON=0``: always here.
+hook_client` sends it; :mod:`convmem.adapters.hook_daemon` runs :func:`run_claude_code`
+for it), and a call it did not take is handled here, as before.
+``CONVMEM_HOOK_DAEMON=0``: always here.
 """
 
 from __future__ import annotations
@@ -93,10 +94,39 @@ def run_hook(args: list[str]) -> int:
         print(f"convmem hook claude-code: {exc}\n{USAGE}", file=sys.stderr)
         return 1
     if os.environ.get(ENV_DAEMON) != "0" and sys.stdin is not None and not sys.stdin.isatty():
-        from convmem.adapters.hook_daemon import run_client
-
-        return run_client(args, opts["home"], opts["config"])
+        return _via_daemon(args, opts["home"], opts["config"])
     return run_claude_code(home=opts["home"], config=opts["config"])
+
+
+def _via_daemon(args: list[str], home: str | None, config: str | None) -> int:
+    """Hand the call to the data folder's resident process; handle it here if that did
+    not take it (:mod:`convmem.adapters.hook_client` says which), and start one."""
+    from convmem.adapters import hook_client
+    from convmem.core.paths import home_dir
+
+    try:
+        data, encoding, errors = hook_client.read_stdin(MAX_PAYLOAD_BYTES)
+    except Exception:
+        return run_claude_code(home, config)  # it reads and fails the same way, and logs
+    base = home_dir(home)
+
+    def log(exc: BaseException) -> None:
+        _log_error(exc, None, None, base)
+
+    try:
+        code = hook_client.ask(base, args[0], args[1:], data, encoding, errors, log)
+    except BaseException as exc:  # maybe taken: print nothing rather than handle it twice
+        if not isinstance(exc, KeyboardInterrupt):
+            log(exc)
+        return 0
+    if code is not None:
+        return code
+    import io
+
+    text = io.TextIOWrapper(io.BytesIO(data), encoding=encoding, errors=errors, newline="\n")
+    code = run_claude_code(home, config, stdin=text)
+    hook_client.spawn(base)
+    return code
 
 
 def run_claude_code(
