@@ -58,9 +58,15 @@ def utf16_units(text: str) -> int:
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
+_IDS = re.compile(r"\bmem_\w+")
+_REFS = re.compile(r"\[ev [^\]]*\]|\(seq:[^)]*\)")
+
+
 def line_key(line: str) -> str:
-    """The form two lines are compared in (hosts may re-space what they store)."""
-    return collapse_spaces(line)
+    """The form two lines are compared in: spacing (hosts may re-space what they
+    store), item ids and event references do not count, so an item stated again, or
+    stored again under the host's own seq, is the same line."""
+    return _REFS.sub("[ev]", _IDS.sub("mem", collapse_spaces(line)))
 
 
 def block_lines(text: str) -> list[str]:
@@ -106,7 +112,12 @@ class EarlierBlocks:
         if not blocks:
             return None
         lines = frozenset(line for block in blocks for line in block_lines(block))
-        ids = frozenset(m.group(1) for line in lines for m in _ITEM_ID.finditer(line))
+        ids = frozenset(
+            m.group(1)
+            for block in blocks
+            for line in block.splitlines()
+            for m in _ITEM_ID.finditer(line)
+        )
         return cls(lines, ids)
 
 

@@ -21,6 +21,10 @@ from convmem.config import Settings, load_settings
 from convmem.memory.store import MemoryStore, utc_now
 
 
+class _Undo(Exception):
+    """Rolls back a transaction on purpose (see :meth:`MemoryRuntime._as_if_said`)."""
+
+
 @dataclass(frozen=True)
 class ToolDecision:
     """The answer to :meth:`MemoryRuntime.pre_execute`."""
@@ -160,6 +164,7 @@ class MemoryRuntime:
         budget: int | None = None,
         max_units: int | None = None,
         shadowed: Sequence[tuple[int, int]] | None = None,
+        pending: Event | None = None,
     ) -> str | None:
         """Assemble the memory message for this step, log it, return its text or None.
 
@@ -170,26 +175,67 @@ class MemoryRuntime:
         convmem block in those messages already says is not said again. ``shadowed``
         are the seq ranges the host's compactions hid, when it says (DSH does): then
         every other event, and every convmem block among them, counts as visible.
+        ``pending`` is the step's own user message when the host has not committed it
+        yet (DSH commits it after the pre-step): for this block it counts as said, so
+        a correction in it is applied, but nothing of it is stored; the host delivers
+        it later under its own seq (``pending.seq`` should be that seq's best guess).
         """
         from convmem.delivery import share_allowance
 
         share = float(self.settings["assembly.max_context_share"])
         allowed = share_allowance(self.store, session_id, share, shadowed)
-        result = self.assemble(
-            session_id,
-            messages,
-            turn,
-            step,
-            query,
-            trigger=trigger,
-            token_meter=token_meter,
-            budget=budget,
-            max_units=max_units,
-            repeat=False,
-            shadowed=shadowed,
-            share_units=allowed,
-        )
+
+        def build(log: bool) -> Any:
+            return self.assemble(
+                session_id,
+                messages,
+                turn,
+                step,
+                query,
+                trigger=trigger,
+                token_meter=token_meter,
+                budget=budget,
+                max_units=max_units,
+                repeat=False,
+                shadowed=shadowed,
+                share_units=allowed,
+                log=log,
+            )
+
+        if pending is not None and not self._already_said(session_id, pending.text):
+            from convmem.assembly import Assembler
+
+            result = self._as_if_said(pending, lambda: build(False))
+            Assembler(self.store, self.settings).log(result)
+        else:
+            result = build(True)
         return result.text if result.injected else None
+
+    def _already_said(self, session_id: str, text: str) -> bool:
+        from convmem.core.text import collapse_spaces, normalize_text
+
+        wanted = collapse_spaces(normalize_text(text))
+        newest = self.store.events(session_id, types=["user/message"], newest_first=True, limit=5)
+        return any(collapse_spaces(e.text) == wanted for e in newest)
+
+    def _as_if_said(self, event: Event, build: Callable[[], Any]) -> Any:
+        """Build with ``event`` captured and extracted, then undo both."""
+        from convmem.memory.extraction import Extractor
+
+        built: list[Any] = []
+        try:
+            with self.store.transaction():
+                self.capture.capture_many([event])
+                Extractor(self.store, self.settings).run(event.session_id)
+                built.append(build())
+                raise _Undo
+        except _Undo:
+            pass
+        result = built[0]
+        # its seq is a guess: cite it as what it is
+        result.text = result.text.replace(f"[ev seq:{event.seq}]", "[ev this prompt]")
+        result.reasons.append("this step's prompt counted as said before the host stored it")
+        return result
 
     def assemble(
         self,

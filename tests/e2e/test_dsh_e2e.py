@@ -275,7 +275,9 @@ def test_sdk_memory_survives_compaction_and_preconditions_deny(
         assert all(task in prompts for task in TURNS)
         assert any("3000" in item.content for item in store.items(session))
         latest = store.latest_assembly_log(session)
-        assert latest is not None and latest["injected"]
+        # the last turn's block, if any: nothing the blocks still in context do not say
+        assert latest is not None
+        assert latest["injected"] or any("earlier memory block" in r for r in latest["reasons"])
     finally:
         store.close()
 

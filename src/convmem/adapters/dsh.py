@@ -565,13 +565,23 @@ class DshServer:
         sid = self._session(request)
         self._ensure_seen(sid)
         query = request.get("query")
+        query = query if isinstance(query, str) and query.strip() else None
+        turn, step = _int_or_none(request.get("turn")), _int_or_none(request.get("step"))
+        # DSH commits the step's prompt after the pre-step, as the event after the last
+        # one seen: a correction in it must still count in this step's block
+        pending = None
+        if query is not None:
+            self.catch_up(sid)  # events the log has and the live stream has not sent yet
+            guess = self._last_seq.get(sid, -1) + 1
+            pending = Event(sid, guess, "user/message", query, None, turn, step, role="user")
         text = self.runtime.pre_step(
             sid,
             None,
-            _int_or_none(request.get("turn")),
-            _int_or_none(request.get("step")),
-            query=query if isinstance(query, str) and query.strip() else None,
+            turn,
+            step,
+            query=query,
             shadowed=self.shadowed(sid),
+            pending=pending,
         )
         return {"text": text, "ms": round((time.perf_counter() - started) * 1000, 3)}
 
