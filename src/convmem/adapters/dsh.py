@@ -2,7 +2,8 @@
 
 DSH loads ``dsh_plugin.mjs`` (shipped beside this module; ``convmem install dsh`` copies
 it into the profile) from an absolute path in a profile patch. The plugin starts one
-long-lived ``convmem serve dsh`` process and talks to it over stdin/stdout, one JSON object a line, each request carrying an ``id``::
+long-lived ``convmem serve dsh`` process and talks to it over stdin/stdout, one JSON
+object a line, each request carrying an ``id``::
 
     -> {"id": 3, "op": "pre_step", "session_id": "session-…", "turn": 2, "step": 1,
         "query": "what was the budget?"}
