@@ -164,3 +164,49 @@ def test_claude_code_runs_the_installed_convmem(
         and "never" not in doctor.stdout.split("UserPromptSubmit")[1][:12]
     )
     assert not (store / "convmem.log").exists(), (store / "convmem.log").read_text()
+
+
+def test_pipx_installs_the_source_tree_as_a_tool(tmp_path: Path) -> None:
+    """The documented tool install: `pipx install` of the source folder puts a working
+    `convmem` on PATH, in an environment of its own."""
+    env = {
+        **os.environ,
+        "PIPX_HOME": str(tmp_path / "pipx"),
+        "PIPX_BIN_DIR": str(tmp_path / "bin"),
+        "PIPX_MAN_DIR": str(tmp_path / "man"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "pipx", "install", str(REPO)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    command = tmp_path / "bin" / "convmem"
+    assert command.exists()
+    home = tmp_path / "home"
+    version = subprocess.run(
+        [str(command), "--home", str(home), "doctor", "--project", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={"PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.defpath}", "HOME": str(tmp_path)},
+        timeout=120,
+        check=False,
+    )
+    assert version.returncode == 0, version.stderr
+    assert f"`convmem` on PATH: {command}" in version.stdout
+    # not the source tree: its own copy inside pipx's environment
+    where = subprocess.run(
+        [
+            str(tmp_path / "pipx" / "venvs" / "convmem" / "bin" / "python"),
+            "-c",
+            "import convmem; print(convmem.__file__)",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=True,
+    )
+    assert str(tmp_path / "pipx") in where.stdout and str(REPO) not in where.stdout
