@@ -67,6 +67,9 @@ run capture "$OUT/capture.txt" "$PY" bench/capture.py --out "$OUT" $(small --eve
 # shellcheck disable=SC2046
 [[ -f bench/dsh_roundtrip.py ]] && run dsh-roundtrip "$OUT/dsh-roundtrip.txt" \
     "$PY" bench/dsh_roundtrip.py --out "$OUT" $(small --steps 100)
+# the real hosts over 40 scripted turns (needs .ci/install-hosts.sh)
+[[ -f bench/host_pileup.py ]] && run host-pileup "$OUT/host-pileup.txt" \
+    "$PY" bench/host_pileup.py --out "$OUT"
 # shellcheck disable=SC2046
 [[ -f bench/pg_compare.py ]] && run pg-compare "$OUT/pg-compare.txt" \
     "$PY" bench/pg_compare.py --out "$OUT" $(small --sizes 1e3 --queries 20)

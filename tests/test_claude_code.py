@@ -15,13 +15,15 @@ import pytest
 from conftest import FIXTURES, Cli
 from convmem.adapters.claude_code import (
     CURSOR_SOURCE,
-    HOOK_EVENTS,
     TranscriptParser,
     capture_transcript,
+    is_slash_command,
+)
+from convmem.adapters.claude_settings import (
+    HOOK_EVENTS,
     command_markdown,
     install_command,
     install_hooks,
-    is_slash_command,
     merge_hooks,
 )
 from convmem.capture import is_user_evidence
@@ -573,40 +575,62 @@ def test_install_refuses_a_broken_settings_file(tmp_path: Path) -> None:
 def test_install_command(cli: Cli, tmp_path: Path, home: Path) -> None:
     project = tmp_path / "proj"
     (project / ".claude").mkdir(parents=True)
-    settings = project / ".claude" / "settings.json"
-    settings.write_text(json.dumps(existing_settings(), indent=2) + "\n")
+    local = project / ".claude" / "settings.local.json"
+    local.write_text(json.dumps(existing_settings(), indent=2) + "\n")
+    shared = project / ".claude" / "settings.json"
     first = cli("install", "claude-code", "--project", str(project))
     assert first.code == 0 and "installed" in first.out, first
-    data = json.loads(settings.read_text())
+    assert str(local) in first.out and not shared.exists()  # the team's file is untouched
+    data = json.loads(local.read_text())
     command = data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
-    assert command == f"{sys.executable} -m convmem hook claude-code"
+    assert command == "convmem hook claude-code"  # by name: survives a moved install
     slash = (project / ".claude" / "commands" / "convmem.md").read_text()
-    assert f"!`{sys.executable} -m convmem explain --session" in slash
-    assert f"Bash({sys.executable} -m convmem status:*)" in slash
+    assert "!`convmem explain --session" in slash
+    assert "Bash(convmem status:*)" in slash
     assert data["zUnknownKey"] == {"kept": True}
     again = cli("install", "claude-code", "--project", str(project))
     assert again.code == 0 and "nothing changed" in again.out
     with_home = cli("--home", str(home), "install", "claude-code", "--project", str(project))
     assert with_home.code == 0
-    data = json.loads(settings.read_text())
-    assert data["hooks"]["Stop"][0]["hooks"][0]["command"].endswith(
-        f"hook claude-code --home {home.resolve()}"
+    data = json.loads(local.read_text())
+    assert data["hooks"]["Stop"][0]["hooks"][0]["command"] == (
+        f"convmem hook claude-code --home {home.resolve()}"
     )
     custom = cli(
         "install", "claude-code", "--project", str(project), "--command", "cm hook claude-code"
     )
     assert custom.code == 0
-    assert json.loads(settings.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == (
+    assert "'cm' is not on PATH" in custom.err and "pipx install" in custom.err
+    assert json.loads(local.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == (
         "cm hook claude-code"
     )
-    slash = project / ".claude" / "commands" / "convmem.md"
-    assert "!`cm status --session ${CLAUDE_SESSION_ID}`" in slash.read_text()
+    slash_file = project / ".claude" / "commands" / "convmem.md"
+    assert "!`cm status --session ${CLAUDE_SESSION_ID}`" in slash_file.read_text()
+    # the committed file too: each event would run twice, and both installs say so
+    team = cli("install", "claude-code", "--project", str(project), "--shared")
+    assert team.code == 0 and str(shared) in team.out
+    assert "run twice" in team.err and "--uninstall" in team.err
+    assert json.loads(shared.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == (
+        "convmem hook claude-code"
+    )
+    assert "run twice" in cli("install", "claude-code", "--project", str(project)).err
+    assert cli("install", "claude-code", "--project", str(project), "--shared", "--uninstall")
+    assert not shared.exists() or "hooks" not in json.loads(shared.read_text())
     removed = cli("install", "claude-code", "--project", str(project), "--uninstall")
     assert removed.code == 0 and "removed" in removed.out
-    assert json.loads(settings.read_text()) == existing_settings()
-    assert not slash.exists()
+    assert json.loads(local.read_text()) == existing_settings()
+    assert not slash_file.exists()
     both = cli("install", "claude-code", "--project", str(project), "--user")
     assert both.code != 0 and "not both" in both.err
+
+
+def test_install_for_the_user(cli: Cli, tmp_path: Path) -> None:
+    user_home = tmp_path / "user"
+    user_home.mkdir()
+    done = cli("install", "claude-code", "--user", env={"HOME": str(user_home)})
+    assert done.code == 0, done
+    data = json.loads((user_home / ".claude" / "settings.json").read_text())
+    assert len(data["hooks"]) == len(HOOK_EVENTS)
 
 
 def test_plugin_layout_is_valid() -> None:

@@ -36,7 +36,7 @@ def test_correction_story_end_to_end(cli: Cli, tmp_path: Path) -> None:
     block = cli("assemble", "--session", "c", "--query", "what is the summariser budget?")
     assert block.code == 0, block
     text = block.out
-    notice_at = text.index("## 记忆: 注意")
+    notice_at = text.index("## Memory: notices")
     assert "2000 tokens" in text[:notice_at]
     assert "3000" not in text[:notice_at]
     assert "The summariser budget is 3000 tokens." in text[notice_at:]
@@ -113,7 +113,7 @@ def test_resolve_a_dispute(cli: Cli, tmp_path: Path) -> None:
     disputed = cli("items", "--session", "d", "--status", "disputed", "--json").json()
     assert len(disputed) == 2
     block = cli("assemble", "--session", "d", "--query", "deploy window").out
-    assert "2 条记忆有争议" in block
+    assert "2 disputed memory items" in block
     keep = next(i for i in disputed if "45" in i["content"])
     out = cli("resolve", keep["id"]).out
     assert f"{keep['id']}: active" in out and "superseded" in out

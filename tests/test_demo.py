@@ -16,8 +16,8 @@ def test_demo_shows_the_corrected_value_after_compaction(cli: Cli) -> None:
     out = result.out
     assert "After the compaction the user asks (seq 262)" in out
     block = _block(out)
-    notice = block[block.index("## 记忆: 注意") :]
-    body = block[: block.index("## 记忆: 注意")]
+    notice = block[block.index("## Memory: notices") :]
+    body = block[: block.index("## Memory: notices")]
     assert "The p95 latency must stay under 200 ms at 1k rps." in body
     assert "2000 tokens" in body
     assert "The token budget for the summariser is 3000 tokens." in notice

@@ -28,9 +28,11 @@ from conftest import Cli
 from convmem.adapters.dsh import MAPPED_TYPES, SessionLogParser, read_complete_lines
 from convmem.capture import Event, is_generated, is_user_evidence
 from convmem.cli.dsh_cmds import _Loader, plugin_path
+from convmem.config import load_settings
 from convmem.core.constants import BLOCK_MARKER
 from convmem.errors import EventFormatError
 from convmem.memory.store import MemoryStore
+from convmem.runtime import MemoryRuntime
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "dsh"
 LOG = FIX / "session.v4.jsonl"
@@ -391,6 +393,36 @@ def test_serve_pre_step_brings_the_constraint_back_after_compaction(server: Serv
     assert single["ok"] and single["inserted"] == 1
 
 
+def test_a_correction_in_the_steps_own_prompt_counts_before_dsh_stores_it(
+    server: Server, home: Path
+) -> None:
+    """DSH commits a step's prompt after the pre-step: the block must still apply it,
+    and nothing of the prompt may be stored until DSH delivers it itself."""
+    lines = log_lines()
+    assert server.ask("events", events=events_of(lines, 76))["ok"]  # through the compaction
+    first = server.ask("pre_step", session_id=SESSION, turn=7, step=1, query="token budget?")
+    assert "3000 tokens at peak load" in first["text"]
+    last = max(o["seq"] for o in lines if isinstance(o.get("seq"), int) and o["seq"] <= 76)
+    first_block = {
+        "type": "user/message",
+        "seq": last + 1,
+        "time": 0,
+        "data": {"role": "user", "content": first["text"], "source": {"kind": "convmem"}},
+    }
+    assert server.ask("events", events=[{"session_id": SESSION, "event": first_block}])["ok"]
+    correction = "Actually, make the token budget 2000 tokens, not 3000."
+    block = server.ask("pre_step", session_id=SESSION, turn=8, step=1, query=correction)
+    text = block["text"]
+    current, notice = text.split("## Memory: notices")
+    assert "Memory update" in current
+    assert "2000 tokens, not 3000. [ev this prompt]" in current
+    assert "3000 tokens at peak load" not in current  # shown only as replaced
+    assert "superseded" in notice and "3000 tokens at peak load" in notice
+    with MemoryRuntime.open(load_settings(home=home, env={})) as rt:
+        assert correction not in [e.text for e in rt.store.events(SESSION)]
+        assert not [i for i in rt.store.items(SESSION) if "2000" in i.content]
+
+
 def test_serve_commands(server: Server) -> None:
     assert server.ask("events", events=events_of(log_lines(), 200))["ok"]
     status = server.ask("command", session_id=SESSION, args="status")
@@ -524,8 +556,11 @@ def test_install_writes_one_insert_and_is_idempotent(cli: Cli, home: Path, tmp_p
     assert text.startswith(DEFAULT_PATCH.removesuffix("[]\n"))  # the header comment is kept
     [entry] = load_patch(patch)[0]["insert"]
     assert entry["id"] == "convmem"
-    assert entry["name"] == str(plugin_path()) and Path(entry["name"]).is_file()
-    assert entry["config"]["command"] == [sys.executable, "-m", "convmem", "serve", "dsh"]
+    # a copy in the profile, started by name: a moved install leaves the profile working
+    copy = dsh_home / "profiles" / "work" / "convmem-plugin.mjs"
+    assert entry["name"] == str(copy.resolve()) or entry["name"] == str(copy)
+    assert copy.read_bytes() == plugin_path().read_bytes()
+    assert entry["config"]["command"] == ["convmem", "serve", "dsh"]
     assert entry["config"]["home"] == str(home.resolve())
     second = cli(*args)
     assert second.code == 0 and "unchanged" in second.out
@@ -533,6 +568,7 @@ def test_install_writes_one_insert_and_is_idempotent(cli: Cli, home: Path, tmp_p
     removed = cli(*args, "--uninstall")
     assert removed.code == 0 and "removed from" in removed.out
     assert patch.read_text("utf-8") == DEFAULT_PATCH
+    assert not copy.exists()
     assert "unchanged" in cli(*args, "--uninstall").out
 
 

@@ -655,3 +655,33 @@ def test_changed_sources_are_noticed(tmp_path: Path) -> None:
     assert not daemon._sources_changed()
     os.utime(source, ns=(0, source.stat().st_mtime_ns + 1_000_000))
     assert daemon._sources_changed()
+
+
+def test_the_hook_modules_import_one_way_and_stay_small() -> None:
+    """hook_entry → hook_client; hook_daemon → both; nothing imports back (no circle)."""
+    import ast
+
+    folder = REPO / "src" / "convmem" / "adapters"
+    names = ("hook_entry", "hook_client", "hook_daemon", "hook_warmup")
+    graph: dict[str, set[str]] = {}
+    for name in names:
+        text = (folder / f"{name}.py").read_text("utf-8")
+        assert len(text.splitlines()) < 600, name
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                if node.module == "convmem.adapters":
+                    deps |= {a.name for a in node.names if a.name in names}
+                elif node.module.removeprefix("convmem.adapters.") in names:
+                    deps.add(node.module.removeprefix("convmem.adapters."))
+        graph[name] = deps - {name}
+    assert graph["hook_client"] == set()  # the client half knows nothing of the rest
+    assert graph["hook_entry"] == {"hook_client"}
+
+    def reaches(start: str, target: str, seen: frozenset[str] = frozenset()) -> bool:
+        return any(
+            dep == target or (dep not in seen and reaches(dep, target, seen | {dep}))
+            for dep in graph[start]
+        )
+
+    assert not [name for name in names if reaches(name, name)], graph

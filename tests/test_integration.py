@@ -35,7 +35,7 @@ def test_skills_through_the_cli(cli: Cli, tmp_path: Path) -> None:
         str(write_events(tmp_path / "e.jsonl", [ev(1, "user/message", "Cut a release now.", "k")])),
     )
     block = cli("assemble", "--session", "k", "--query", "release and tag it").out
-    assert "## 记忆: 常驻技能" in block and "## 记忆: 相关规则" in block
+    assert "## Memory: resident skills" in block and "## Memory: relevant rules" in block
     assert f"{SKILL}:" in block
 
 

@@ -66,7 +66,10 @@ NETWORK_MODULES = {
 }
 ALLOWED = {
     # AF_UNIX socket in the data dir, mode 0600 (checked at run time below)
-    "adapters/hook_daemon.py": {"socket", "_socket", "select"},
+    "adapters/hook_daemon.py": {"socket", "socketserver"},
+    "adapters/hook_client.py": {"_socket"},
+    # the keeper process waits on a pipe from the daemon
+    "adapters/hook_warmup.py": {"select"},
     # the PostgreSQL store, used only when the store setting is a postgresql:// URL
     "memory/pg_db.py": {"psycopg"},
     # MCP over stdio
@@ -289,6 +292,8 @@ def test_the_dsh_plugin_uses_no_network_api() -> None:
 
 
 def test_the_hook_daemon_listens_on_a_unix_socket_only() -> None:
-    text = (SRC / "adapters" / "hook_daemon.py").read_text("utf-8")
-    families = set(re.findall(r"AF_[A-Z0-9]+", text))
-    assert families == {"AF_UNIX"}, families
+    server = (SRC / "adapters" / "hook_daemon.py").read_text("utf-8")
+    client = (SRC / "adapters" / "hook_client.py").read_text("utf-8")
+    assert set(re.findall(r"AF_[A-Z0-9]+", server + client)) == {"AF_UNIX"}
+    servers = set(re.findall(r"socketserver\.(\w+Server)", server))
+    assert servers == {"UnixStreamServer"}, servers

@@ -68,7 +68,20 @@ SETTINGS: tuple[Setting, ...] = (
         'Event types quoted verbatim as evidence; ["*"] quotes every type.',
         items=str,
     ),
-    S("assembly.locale", "zh", "Language of section headers.", choices=("zh", "en")),
+    S(
+        "assembly.locale",
+        "auto",
+        "Language of headers and notices: auto follows the person's recent messages.",
+        choices=("auto", "zh", "en"),
+    ),
+    S(
+        "assembly.max_context_share",
+        0.10,
+        "Share of what a host still shows that convmem's blocks may take (0: off); below 15%"
+        " because a compaction can shrink the conversation around blocks it keeps.",
+        0,
+        0.9,
+    ),
     S("assembly.max_evidence_chars", 600, "Characters quoted per evidence snippet.", 80, 20_000),
     S("assembly.max_evidence", 100, "Evidence snippets considered per block.", 0, 500),
     # retrieval

@@ -66,6 +66,11 @@ def status(
     if check:
         problems = store.integrity_check()
         report["integrity"] = {"ok": not problems, "problems": problems}
+    from pathlib import Path
+
+    from convmem.doctor import quiet_hosts
+
+    report["host_warnings"] = quiet_hosts(settings, Path.cwd())
     return report
 
 

@@ -21,6 +21,10 @@ from convmem.config import Settings, load_settings
 from convmem.memory.store import MemoryStore, utc_now
 
 
+class _Undo(Exception):
+    """Rolls back a transaction on purpose (see :meth:`MemoryRuntime._as_if_said`)."""
+
+
 @dataclass(frozen=True)
 class ToolDecision:
     """The answer to :meth:`MemoryRuntime.pre_execute`."""
@@ -109,6 +113,29 @@ class MemoryRuntime:
             with self.store.transaction():
                 self.store.advance_checkpoint(session_id, "last_validate_seq", newest)
 
+    def extract_recent(self, session_id: str, max_events: int = 64) -> bool:
+        """Extract what arrived since the cursor now, if that is a small piece of work.
+
+        A hook that answers a prompt defers derived work (:attr:`defer_derived`), but a
+        correction typed in the prompt must be applied before that prompt's block. The
+        usual backlog is the prompt and the reply before it; a longer one (a session
+        captured for the first time) waits for the next capture rather than hold up
+        the host. Returns True when extraction ran.
+        """
+        from convmem.memory.extraction import Extractor
+
+        cursor = self.store.checkpoint(session_id).last_extract_seq
+        backlog = self.store.events(
+            session_id,
+            after=cursor,
+            types=["user/message", "assistant/message"],
+            limit=max_events + 1,
+        )
+        if len(backlog) > max_events:
+            return False
+        Extractor(self.store, self.settings).run(session_id)
+        return True
+
     def next_seq(self, session_id: str) -> int:
         """The sequence number after the last captured event of the session."""
         return self.store.checkpoint(session_id).last_event_seq + 1
@@ -135,24 +162,80 @@ class MemoryRuntime:
         trigger: str = "pre-step",
         token_meter: Callable[[str], int] | None = None,
         budget: int | None = None,
+        max_units: int | None = None,
+        shadowed: Sequence[tuple[int, int]] | None = None,
+        pending: Event | None = None,
     ) -> str | None:
         """Assemble the memory message for this step, log it, return its text or None.
 
         ``messages`` are the texts the model can already see in this step; ``None``
         lets the runtime infer them (every event since the last compaction).
-        ``query`` defaults to the latest real user text.
+        ``query`` defaults to the latest real user text. ``max_units`` is the host's
+        limit on the message's length in UTF-16 units, if it has one. What an earlier
+        convmem block in those messages already says is not said again. ``shadowed``
+        are the seq ranges the host's compactions hid, when it says (DSH does): then
+        every other event, and every convmem block among them, counts as visible.
+        ``pending`` is the step's own user message when the host has not committed it
+        yet (DSH commits it after the pre-step): for this block it counts as said, so
+        a correction in it is applied, but nothing of it is stored; the host delivers
+        it later under its own seq (``pending.seq`` should be that seq's best guess).
         """
-        result = self.assemble(
-            session_id,
-            messages,
-            turn,
-            step,
-            query,
-            trigger=trigger,
-            token_meter=token_meter,
-            budget=budget,
-        )
+        from convmem.delivery import share_allowance
+
+        share = float(self.settings["assembly.max_context_share"])
+        allowed = share_allowance(self.store, session_id, share, shadowed)
+
+        def build(log: bool) -> Any:
+            return self.assemble(
+                session_id,
+                messages,
+                turn,
+                step,
+                query,
+                trigger=trigger,
+                token_meter=token_meter,
+                budget=budget,
+                max_units=max_units,
+                repeat=False,
+                shadowed=shadowed,
+                share_units=allowed,
+                log=log,
+            )
+
+        if pending is not None and not self._already_said(session_id, pending.text):
+            from convmem.assembly import Assembler
+
+            result = self._as_if_said(pending, lambda: build(False))
+            Assembler(self.store, self.settings).log(result)
+        else:
+            result = build(True)
         return result.text if result.injected else None
+
+    def _already_said(self, session_id: str, text: str) -> bool:
+        from convmem.core.text import collapse_spaces, normalize_text
+
+        wanted = collapse_spaces(normalize_text(text))
+        newest = self.store.events(session_id, types=["user/message"], newest_first=True, limit=5)
+        return any(collapse_spaces(e.text) == wanted for e in newest)
+
+    def _as_if_said(self, event: Event, build: Callable[[], Any]) -> Any:
+        """Build with ``event`` captured and extracted, then undo both."""
+        from convmem.memory.extraction import Extractor
+
+        built: list[Any] = []
+        try:
+            with self.store.transaction():
+                self.capture.capture_many([event])
+                Extractor(self.store, self.settings).run(event.session_id)
+                built.append(build())
+                raise _Undo
+        except _Undo:
+            pass
+        result = built[0]
+        # its seq is a guess: cite it as what it is
+        result.text = result.text.replace(f"[ev seq:{event.seq}]", "[ev this prompt]")
+        result.reasons.append("this step's prompt counted as said before the host stored it")
+        return result
 
     def assemble(
         self,
@@ -166,12 +249,21 @@ class MemoryRuntime:
         token_meter: Callable[[str], int] | None = None,
         budget: int | None = None,
         log: bool = True,
+        max_units: int | None = None,
+        repeat: bool = True,
+        shadowed: Sequence[tuple[int, int]] | None = None,
+        share_units: int | None = None,
     ) -> Any:
-        """Like :meth:`pre_step` but returns the whole :class:`AssemblyResult`."""
+        """Like :meth:`pre_step` but returns the whole :class:`AssemblyResult`.
+
+        With ``repeat`` (the default here, as for ``convmem assemble``) the block is
+        whole even when an earlier one is still visible; :meth:`pre_step` turns it off.
+        """
         from convmem.assembly import Assembler
 
         if query is None:
             query = self.latest_user_text(session_id) or ""
+        earlier = None if repeat else self.earlier_blocks(session_id, messages, shadowed)
         assembler = Assembler(self.store, self.settings)
         result = assembler.assemble(
             session_id,
@@ -182,10 +274,31 @@ class MemoryRuntime:
             token_meter=token_meter,
             budget=budget,
             trigger=trigger,
+            max_units=max_units,
+            earlier=earlier,
+            shadowed=shadowed,
+            share_units=share_units,
         )
         if log:
             assembler.log(result)
         return result
+
+    def earlier_blocks(
+        self,
+        session_id: str,
+        messages: Sequence[str] | None,
+        shadowed: Sequence[tuple[int, int]] | None = None,
+    ) -> Any:
+        """What convmem blocks the model still sees say (None: there is none).
+
+        From ``messages`` when the host says what is visible, else from the blocks
+        captured since the last compaction (hosts keep them in their logs).
+        """
+        from convmem.delivery import EarlierBlocks, earlier_blocks
+
+        if messages is None:
+            return earlier_blocks(self.store, session_id, shadowed)
+        return EarlierBlocks.of(messages)
 
     def pre_execute(
         self, session_id: str, tool_name: str, tool_input: dict[str, Any]

@@ -18,7 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_model import FakeModel, Reply, all_user_text
-from hosts import claude_env, ensure_claude_code
+from hosts import claude_env, ensure_claude_code, unavailable
 
 pytestmark = pytest.mark.e2e
 
@@ -63,7 +63,8 @@ def _tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
 def claude() -> Path:
     binary, why = ensure_claude_code()
     if binary is None:
-        pytest.skip(f"Claude Code could not be installed, so this e2e test did not run: {why}")
+        unavailable("Claude Code", why)
+    assert binary is not None
     return binary
 
 
@@ -82,7 +83,7 @@ def test_memory_survives_compact_and_preconditions_deny(claude: Path, tmp_path: 
         check=False,
     )
     assert installed.returncode == 0, installed.stderr
-    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    settings = json.loads((project / ".claude" / "settings.local.json").read_text())
     assert len(settings["hooks"]) == 7
 
     missing = project / "src" / "budget.py"
@@ -178,3 +179,133 @@ def test_memory_survives_compact_and_preconditions_deny(claude: Path, tmp_path: 
     ]
     assert [e["type"] for e in events].count("compaction/start") == 1
     assert not (store / "convmem.log").exists(), (store / "convmem.log").read_text()
+
+
+# --- helpers for the tests below ---------------------------------------------------------
+
+
+def _blocks(body: dict[str, Any]) -> list[str]:
+    """convmem's blocks in a request, each cut from its marker to the end of its text."""
+    out = []
+    for text in _texts(body):
+        at = text.find(MARKER)
+        if at >= 0:
+            out.append(text[at:].split("</system-reminder>")[0].rstrip())
+    return out
+
+
+def _session(
+    claude: Path, project: Path, env: dict[str, str], prompts: list[str], session: str | None = None
+) -> str:
+    """Run the prompts as one session (a new one, or ``session`` resumed); its id."""
+    for prompt in prompts:
+        cmd = [str(claude), "-p", prompt, "--output-format", "json"]
+        if session:
+            cmd += ["--resume", session]
+        proc = subprocess.run(
+            cmd, cwd=project, env=env, capture_output=True, text=True, timeout=180, check=False
+        )
+        assert proc.returncode == 0, f"{prompt[:60]!r}: {proc.stderr[-2000:]}"
+        session = session or str(json.loads(proc.stdout)["session_id"])
+    assert session is not None
+    return session
+
+
+def _install(project: Path, store: Path, config: str = "") -> None:
+    for folder in (project, store):
+        folder.mkdir(parents=True, exist_ok=True)
+    if config:
+        (store / "config.toml").write_text(config)
+    done = subprocess.run(
+        [sys.executable, "-m", "convmem", "install", "claude-code", "--project", str(project)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CONVMEM_HOME": str(store)},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_correction_in_the_prompt_is_current_in_that_prompts_block(
+    claude: Path, tmp_path: Path
+) -> None:
+    home, project, store = tmp_path / "home", tmp_path / "proj", tmp_path / "convmem"
+    home.mkdir()
+    _install(project, store)
+    old = "The summariser token budget is 3000 tokens."
+    correction = "Actually, make the summariser token budget 2000 tokens, not 3000."
+    with FakeModel(log_path=tmp_path / "requests.jsonl") as fm:
+        env = claude_env(home, fm.base_url, CONVMEM_HOME=str(store))
+        sid = _session(claude, project, env, [old, "/compact", "What is the summariser budget?"])
+        before = len(fm.main_requests())
+        _session(claude, project, env, [correction], sid)
+        requests = fm.main_requests()
+    asked = requests[before - 1].body  # the question after the compaction
+    assert any("3000 tokens" in b for b in _blocks(asked)), _blocks(asked)
+    corrected = requests[before].body  # the correction's own request
+    assert correction in all_user_text(corrected)
+    newest = _blocks(corrected)[-1]
+    current = newest.split("## Memory: notices")[0]
+    assert "2000 tokens" in current, newest
+    assert old not in current  # the old value is not shown as current...
+    assert "superseded" in newest and "3000 tokens" in newest  # ...but as replaced
+    # every memory line at most once in the request
+    lines = [x for b in _blocks(corrected) for x in b.splitlines() if x.startswith("- ")]
+    assert len(lines) == len(set(lines)), lines
+
+
+def test_a_block_from_a_large_session_arrives_whole(claude: Path, tmp_path: Path) -> None:
+    home, project, store = tmp_path / "home", tmp_path / "proj", tmp_path / "convmem"
+    home.mkdir()
+    # a budget that alone would let the block grow past the host's 10,000-unit limit; the
+    # context-share limit is off, so the host's limit is what cuts
+    _install(
+        project,
+        store,
+        "[assembly]\nsoft_budget_tokens = 20000\nmax_context_share = 0\n"
+        "[retrieval]\nlimit = 100\nstanding_limit = 100\n",
+    )
+    prompts = [
+        " ".join(
+            f"Service {chr(65 + part)}{n} must answer within {100 + n} ms at p95 under load."
+            for n in range(40)
+        )
+        for part in range(3)
+    ]
+    with FakeModel(log_path=tmp_path / "requests.jsonl") as fm:
+        env = claude_env(home, fm.base_url, CONVMEM_HOME=str(store))
+        sid = _session(
+            claude, project, env, [*prompts, "/compact", "Which services must answer within ms?"]
+        )
+        requests = fm.main_requests()
+    last = requests[-1].body
+    text = json.dumps(last)
+    assert "persisted-output" not in text and "Output too large" not in text
+    from convmem.delivery import CLAUDE_CODE_CONTEXT_CAP, utf16_units
+    from convmem.memory.store import MemoryStore
+
+    db = MemoryStore.open(str(store / "memory.sqlite"))
+    try:
+        logs = [db.latest_assembly_log(sid)]
+        injected = [log for log in logs if log and log["injected"]]
+    finally:
+        db.close()
+    assert injected
+    block = injected[-1]["text"]
+    assert utf16_units(block) <= CLAUDE_CODE_CONTEXT_CAP
+    assert any("not the token budget" in r for r in injected[-1]["reasons"])
+    # the whole block reached the model: its last line (the end of the block) is there
+    end = block.splitlines()[-1]
+    assert end in "\n".join(_texts(last)), end
+    shown = [b for b in _blocks(last) if b.startswith(block.splitlines()[0])]
+    assert shown and block in shown[-1]  # the host may add its own line after it
+    explain = subprocess.run(
+        [sys.executable, "-m", "convmem", "explain", "--session", sid],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CONVMEM_HOME": str(store)},
+        timeout=120,
+        check=False,
+    )
+    assert "the host's limit of 9000 UTF-16 units (not the token budget)" in explain.stdout

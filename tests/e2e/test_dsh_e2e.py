@@ -30,7 +30,7 @@ from convmem.memory.store import MemoryStore
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_model import FakeModel, Reply, Request
-from hosts import DshInstall, dsh_env, ensure_dsh
+from hosts import DshInstall, dsh_env, ensure_dsh, unavailable
 
 pytestmark = pytest.mark.e2e
 
@@ -91,7 +91,8 @@ with harness:
 def dsh() -> DshInstall:
     install, why = ensure_dsh()
     if install is None:
-        pytest.skip(f"DSH (deepseek-harness-sdk) unavailable, e2e NOT RUN: {why}")
+        unavailable("DSH (deepseek-harness-sdk)", why)
+    assert install is not None
     return install
 
 
@@ -170,7 +171,7 @@ def prepare(dsh: DshInstall, tmp_path: Path, base_url: str, template: str) -> di
         text=True,
         timeout=120,
     )
-    assert "dsh_plugin.mjs" in dump.stdout, "the profile does not load convmem's plugin"
+    assert "convmem-plugin.mjs" in dump.stdout, "the profile does not load convmem's plugin"
     return {"env": env, "profile": profile, "dsh_home": dsh_home, "project": project, "home": home}
 
 
@@ -274,7 +275,9 @@ def test_sdk_memory_survives_compaction_and_preconditions_deny(
         assert all(task in prompts for task in TURNS)
         assert any("3000" in item.content for item in store.items(session))
         latest = store.latest_assembly_log(session)
-        assert latest is not None and latest["injected"]
+        # the last turn's block, if any: nothing the blocks still in context do not say
+        assert latest is not None
+        assert latest["injected"] or any("earlier memory block" in r for r in latest["reasons"])
     finally:
         store.close()
 

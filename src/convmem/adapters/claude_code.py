@@ -35,13 +35,12 @@ import os
 import re
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from convmem.adapters.events import content_text
 from convmem.capture import Event
 from convmem.core.text import normalize_text, sha256_hex
-from convmem.errors import ConvmemError, EventFormatError
+from convmem.errors import EventFormatError
 
 if TYPE_CHECKING:
     from convmem.runtime import MemoryRuntime
@@ -467,125 +466,3 @@ def capture_transcript(
                 new_state[key] = state[key]
         store.set_host_cursor(session_id, CURSOR_SOURCE, position, new_state)
     return parser
-
-
-# --- hook settings (``convmem install claude-code``) -------------------------------------
-
-#: The hook events convmem handles, and whether the entry takes a tool matcher.
-HOOK_EVENTS: tuple[tuple[str, bool], ...] = (
-    ("SessionStart", False),
-    ("UserPromptSubmit", False),
-    ("PreToolUse", True),
-    ("PostToolUse", True),
-    ("PreCompact", False),
-    ("Stop", False),
-    ("SessionEnd", False),
-)
-
-
-def is_convmem_hook(command: Any) -> bool:
-    """A hook command convmem installed: any path to it, any options after the host."""
-    return isinstance(command, str) and bool(re.search(r"\bhook claude-code\b", command))
-
-
-def merge_hooks(settings: dict[str, Any], command: str, *, uninstall: bool = False) -> bool:
-    """Add (or remove) convmem's hook entries in a settings object; True if it changed.
-
-    Other hooks, matchers and keys are left as they are; installing twice is a no-op.
-    """
-    before = json.dumps(settings, sort_keys=True)
-    hooks = settings.get("hooks")
-    if hooks is None:
-        if uninstall:
-            return False
-        hooks = settings["hooks"] = {}
-    if not isinstance(hooks, dict):
-        raise ConvmemError('the settings file\'s "hooks" is not an object; fix it by hand first')
-    for event, with_matcher in HOOK_EVENTS:
-        groups = hooks.get(event)
-        groups = groups if isinstance(groups, list) else ([] if groups is None else None)
-        if groups is None:
-            raise ConvmemError(
-                f'the settings file\'s "hooks.{event}" is not a list; fix it by hand'
-            )
-        ours = [
-            (g, h)
-            for g in groups
-            if isinstance(g, dict)
-            for h in g.get("hooks") or []
-            if isinstance(h, dict) and is_convmem_hook(h.get("command"))
-        ]
-        if not uninstall and len(ours) == 1 and ours[0][1].get("command") == command:
-            continue
-        for group, entry in ours:
-            group["hooks"].remove(entry)
-        groups = [g for g in groups if not (isinstance(g, dict) and g.get("hooks") == [])]
-        if not uninstall:
-            group = {"matcher": "*"} if with_matcher else {}
-            group["hooks"] = [{"type": "command", "command": command}]
-            groups.append(group)
-        if groups:
-            hooks[event] = groups
-        else:
-            hooks.pop(event, None)
-    if not hooks:
-        settings.pop("hooks")
-    return json.dumps(settings, sort_keys=True) != before
-
-
-def install_hooks(
-    settings_path: str | os.PathLike[str], command: str, *, uninstall: bool = False
-) -> bool:
-    """Update a Claude Code settings file in place; True if the file changed."""
-    path = Path(settings_path)
-    settings: Any = {}
-    if path.exists():
-        try:
-            text = path.read_text("utf-8")
-            settings = json.loads(text) if text.strip() else {}
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise ConvmemError(f"cannot read {path} as JSON ({exc}); fix or move it first") from exc
-        if not isinstance(settings, dict):
-            raise ConvmemError(f"{path} does not hold a JSON object; fix or move it first")
-    elif uninstall:
-        return False
-    if not merge_hooks(settings, command, uninstall=uninstall):
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".convmem-tmp")
-    tmp.write_text(json.dumps(settings, indent=2, ensure_ascii=False) + "\n", "utf-8")
-    os.replace(tmp, path)
-    return True
-
-
-_COMMAND_SIGNATURE = "description: convmem memory for this session"
-
-
-def command_markdown(executable: str = "convmem") -> str:
-    """The ``/convmem`` slash command (from the plugin), calling ``executable``."""
-    from importlib.resources import files
-
-    text = (
-        files("convmem.adapters").joinpath("claude_plugin/commands/convmem.md").read_text("utf-8")
-    )
-    if executable != "convmem":
-        text = text.replace("!`convmem ", f"!`{executable} ").replace(
-            "Bash(convmem ", f"Bash({executable} "
-        )
-    return text
-
-
-def install_command(path: str | os.PathLike[str], text: str, *, uninstall: bool = False) -> bool:
-    """Write (or remove) the slash command file; a file someone else wrote is left alone."""
-    target = Path(path)
-    current = target.read_text("utf-8") if target.is_file() else None
-    ours = current is not None and _COMMAND_SIGNATURE in current
-    if uninstall:
-        if ours:
-            target.unlink()
-        return ours
-    if current == text or (current is not None and not ours):
-        return False
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, "utf-8")
-    return True

@@ -1,8 +1,9 @@
-"""DeepSeek Harness (DSH) 0.2: the session-log parser and the plugin's JSON Lines server.
+"""DeepSeek Harness (DSH) 0.2: the plugin's JSON Lines server (the log is in dsh_log).
 
-DSH loads ``dsh_plugin.mjs`` (shipped beside this module) from an absolute path in a
-profile patch. The plugin starts one long-lived ``convmem serve dsh`` process and talks
-to it over stdin/stdout, one JSON object a line, each request carrying an ``id``::
+DSH loads ``dsh_plugin.mjs`` (shipped beside this module; ``convmem install dsh`` copies
+it into the profile) from an absolute path in a profile patch. The plugin starts one
+long-lived ``convmem serve dsh`` process and talks to it over stdin/stdout, one JSON
+object a line, each request carrying an ``id``::
 
     -> {"id": 3, "op": "pre_step", "session_id": "session-…", "turn": 2, "step": 1,
         "query": "what was the budget?"}
@@ -38,272 +39,46 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 import traceback
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from convmem.adapters.events import content_text
+from convmem.adapters.dsh_log import (
+    _HANDLERS,
+    LOG_FILE_NAME,
+    MAPPED_TYPES,
+    SessionLogParser,
+    _int_or_none,
+    _mapping,
+    _runs,
+    find_session_log,
+    read_complete_lines,
+)
 from convmem.capture import Event
-from convmem.core.constants import COMPACTION_EVENT_TYPES
 from convmem.errors import ConvmemError, EventFormatError
 
 if TYPE_CHECKING:
     from convmem.runtime import MemoryRuntime
 
+__all__ = [
+    "LOG_FILE_NAME",
+    "MAPPED_TYPES",
+    "DshServer",
+    "SessionLogParser",
+    "find_session_log",
+    "memory_command",
+    "read_complete_lines",
+    "serve",
+]
+
 PROTOCOL_VERSION = 1
-LOG_FILE_NAME = "session.v4.jsonl.zstd"
 #: ``host_cursors.source`` of the session-log reader (position = decompressed bytes read).
 CURSOR_SOURCE = "dsh-log"
-_SAFE_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
-_TOOL_NAMES_KEPT = 256
-
-
-# --------------------------------------------------------------------------- parsing
-def _iso_time(value: Any) -> str | None:
-    """DSH stamps events with epoch milliseconds; store ISO 8601 UTC."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        try:
-            moment = datetime.fromtimestamp(value / 1000, UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-    return None
-
-
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-class SessionLogParser:
-    """Maps DSH v4 session-log lines (and live ``session/event`` payloads) to events.
-
-    The first log line, ``{"type": "session", "version": 4, "id": …, "cwd": …}``, names
-    the session unless one was given. Every later line is ``{type, seq, time, data}``;
-    message, tool, compaction and command lines become canonical events, bookkeeping
-    lines (turn and step markers, request headers, titles, jobs …) are ignored.
-    """
-
-    def __init__(self, session_id: str | None = None) -> None:
-        self.session_id = session_id
-        self.cwd: str | None = None
-        self._tool_names: dict[str, str] = {}
-        self._turn: int | None = None
-        self._step: int | None = None
-
-    def parse_line(self, line_no: int, obj: Any) -> list[Event]:
-        """One decoded log line → zero or one events (``line_no`` is for messages)."""
-        if not isinstance(obj, Mapping):
-            raise EventFormatError("the line is not a JSON object")
-        if obj.get("type") == "session" and "seq" not in obj:
-            if self.session_id is None:
-                sid = obj.get("id")
-                if not isinstance(sid, str) or not sid:
-                    raise EventFormatError("session header has no string 'id'")
-                self.session_id = sid
-            self.cwd = _str_or_none(obj.get("cwd")) or self.cwd
-            return []
-        return self.parse_record(obj)
-
-    def parse_record(self, obj: Mapping[str, Any]) -> list[Event]:
-        etype = obj.get("type")
-        if not isinstance(etype, str):
-            raise EventFormatError("field 'type' must be a string")
-        data = obj.get("data")
-        if data is not None and not isinstance(data, Mapping):
-            raise EventFormatError("field 'data' must be an object")
-        data = data or {}
-        if etype in ("turn/start", "step/start"):  # remembered for messages that lack them
-            self._turn = _int_or_none(data.get("turn"))
-            self._step = _int_or_none(data.get("step")) if etype == "step/start" else None
-        handler = _HANDLERS.get(etype)
-        if handler is None:
-            return []
-        if self.session_id is None:
-            raise EventFormatError("no session header line before the first event; pass --session")
-        seq = obj.get("seq")
-        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
-            raise EventFormatError("field 'seq' must be a whole number ≥ 0")
-        fields = handler(self, data)
-        event = Event(
-            session_id=self.session_id,
-            seq=seq,
-            time=_iso_time(obj.get("time")),
-            turn=_int_or_none(data.get("turn")) or self._turn,
-            step=_int_or_none(data.get("step")) or self._step,
-            **fields,
-        )
-        event.validate()
-        return [event]
-
-    # one method per mapped type -----------------------------------------------------
-    def _message(self, data: Mapping[str, Any], etype: str, role: str) -> dict[str, Any]:
-        message = data.get("message")
-        msg = message if isinstance(message, Mapping) else data
-        source = _mapping(msg.get("source")) or _mapping(data.get("source"))
-        return {
-            "type": etype,
-            "role": role,
-            "text": content_text(msg.get("content")),
-            "source_kind": _str_or_none(source.get("kind")),
-            "source_form": _str_or_none(source.get("form")),
-        }
-
-    def _user(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        return self._message(data, "user/message", "user")
-
-    def _assistant(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        return self._message(data, "assistant/message", "assistant")
-
-    def _system(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        return self._message(data, "system/message", "system")
-
-    def _tool_call(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        name = _str_or_none(data.get("name")) or "tool"
-        call_id = _str_or_none(data.get("callId"))
-        args = data.get("arguments")
-        if not isinstance(args, str):
-            args = json.dumps(args, ensure_ascii=False, sort_keys=True)
-        if call_id:
-            self._tool_names[call_id] = name
-            if len(self._tool_names) > _TOOL_NAMES_KEPT:
-                del self._tool_names[next(iter(self._tool_names))]
-        return {
-            "type": "tool/call",
-            "role": "assistant",
-            "text": f"{name}({args})",
-            "source_kind": "model",
-            "tool_name": name,
-            "call_id": call_id,
-        }
-
-    def _tool_result(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        # Tool output is untrusted input: stored and searchable, never user evidence.
-        msg = _mapping(data.get("message")) or data
-        source = _mapping(msg.get("source"))
-        call_id = _str_or_none(msg.get("toolCallId")) or _str_or_none(source.get("callId"))
-        return {
-            "type": "tool/result",
-            "role": "tool",
-            "text": content_text(msg.get("content")),
-            "source_kind": _str_or_none(source.get("kind")) or "tool",
-            "source_form": "error" if msg.get("isError") is True else None,
-            "tool_name": self._tool_names.get(call_id or ""),
-            "call_id": call_id,
-        }
-
-    def _compaction(self, etype: str, data: Mapping[str, Any]) -> dict[str, Any]:
-        if etype == "compaction/summary":
-            text = content_text(data.get("summary"))
-        elif isinstance(data.get("error"), str):
-            text = f"compaction failed: {data['error']}"  # nothing was shadowed
-        else:
-            text = ""
-        return {"type": etype, "role": "system", "text": text}
-
-    def _command_run(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        name = _str_or_none(data.get("name")) or "command"
-        args = data.get("args")
-        args_text = args if isinstance(args, str) else json.dumps(args) if args else ""
-        source = _mapping(data.get("source"))
-        return {
-            "type": "command/invoke",
-            "role": "command",
-            "text": f"/{name} {args_text}".rstrip(),
-            "source_kind": _str_or_none(source.get("kind")),
-            "call_id": _str_or_none(data.get("commandId")),
-        }
-
-    def _command_done(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        return {
-            "type": "command/output",
-            "role": "command",
-            "text": _str_or_none(data.get("text")) or "",
-            "source_form": _str_or_none(data.get("kind")),
-            "call_id": _str_or_none(data.get("commandId")),
-        }
-
-
-def _handlers() -> dict[str, Callable[[SessionLogParser, Mapping[str, Any]], dict[str, Any]]]:
-    table: dict[str, Callable[[SessionLogParser, Mapping[str, Any]], dict[str, Any]]] = {
-        "user/message": SessionLogParser._user,
-        "assistant/message": SessionLogParser._assistant,
-        "system/message": SessionLogParser._system,
-        "tool/call": SessionLogParser._tool_call,
-        "tool/result": SessionLogParser._tool_result,
-        "command/run": SessionLogParser._command_run,
-        "command/done": SessionLogParser._command_done,
-    }
-    for etype in COMPACTION_EVENT_TYPES:
-        table[etype] = _compaction_handler(etype)
-    return table
-
-
-def _compaction_handler(
-    etype: str,
-) -> Callable[[SessionLogParser, Mapping[str, Any]], dict[str, Any]]:
-    def handle(parser: SessionLogParser, data: Mapping[str, Any]) -> dict[str, Any]:
-        return parser._compaction(etype, data)
-
-    return handle
-
-
-_HANDLERS = _handlers()
-#: DSH event types that become canonical events (the plugin forwards their data).
-MAPPED_TYPES = tuple(sorted(_HANDLERS))
-
-
-# --------------------------------------------------------------------------- session logs
-def find_session_log(session_id: str, dsh_home: str | os.PathLike[str] | None) -> Path | None:
-    """``$DSH_HOME/sessions/<slug>/<session_id>/session.v4.jsonl.zstd``, if it exists."""
-    if not dsh_home or not _SAFE_SESSION_ID.match(session_id):
-        return None
-    sessions = Path(dsh_home) / "sessions"
-    try:
-        for slug in sorted(sessions.iterdir()):
-            candidate = slug / session_id / LOG_FILE_NAME
-            if candidate.is_file():
-                return candidate
-    except OSError:
-        return None
-    return None
-
-
-def read_complete_lines(path: Path, start: int) -> tuple[list[bytes], int]:
-    """Complete lines after decompressed offset ``start``, and the new offset.
-
-    The log is appended to while DSH runs, so the last zstd frame or line may be
-    unfinished: whatever cannot be decoded yet is left for the next read.
-    """
-    import zstandard
-
-    data = bytearray()
-    with path.open("rb") as raw:
-        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-        try:
-            while chunk := reader.read(1 << 20):
-                data += chunk
-        except zstandard.ZstdError:
-            pass  # an unfinished frame at the end: read it next time
-    if len(data) < start:
-        start = 0  # the file was replaced; idempotent capture makes a re-read harmless
-    end = data.rfind(b"\n") + 1
-    if end <= start:
-        return [], start
-    return bytes(data[start:end]).splitlines(), end
+#: ``host_cursors.source`` of the seq ranges DSH's compactions hid from the model.
+SHADOWED_SOURCE = "dsh-shadowed"
+_MAX_SHADOWED_RANGES = 5000
 
 
 # --------------------------------------------------------------------------- the server
@@ -354,6 +129,10 @@ class DshServer:
             handler = self._ops.get(op) if isinstance(op, str) else None
             if handler is None:
                 raise BadRequest(f"unknown op {op!r}; expected one of {', '.join(self._ops)}")
+            if op in ("session_start", "events", "event", "pre_step", "pre_execute"):
+                from convmem.core.seen import mark_seen
+
+                mark_seen(self.runtime.settings.data_dir, "dsh", str(op))
             return {"id": request_id, "ok": True, **handler(request)}
         except Exception as exc:
             if not isinstance(exc, BadRequest):
@@ -412,6 +191,7 @@ class DshServer:
             except (ValueError, RecursionError, EventFormatError):
                 self.log_error(f"{path}: skipped a bad line after byte {position}")
         inserted = self.runtime.on_events(events).inserted if events else 0
+        self._keep_shadowed(session_id, parser)
         tools = dict(list(parser._tool_names.items())[-64:])
         with store.transaction():
             store.set_host_cursor(session_id, CURSOR_SOURCE, end, {"tools": tools})
@@ -421,6 +201,29 @@ class DshServer:
                 store.touch_session(session_id, cwd=parser.cwd)
         self._last_seq[session_id] = max(self._last_seq.get(session_id, -1), last)
         return inserted
+
+    def _keep_shadowed(self, session_id: str, parser: SessionLogParser) -> None:
+        """Store the ranges new compaction summaries hid (the pre-step reads them)."""
+        if not parser.shadowed:
+            return
+        store = self.runtime.store
+        with store.transaction():
+            _, state = store.host_cursor(session_id, SHADOWED_SOURCE)
+            hidden = {s for a, b in state.get("ranges") or () for s in range(a, b + 1)}
+            hidden.update(s for a, b in parser.shadowed for s in range(a, b + 1))
+            kept = _runs(hidden)[-_MAX_SHADOWED_RANGES:]
+            store.set_host_cursor(
+                session_id, SHADOWED_SOURCE, len(kept), {"ranges": [list(r) for r in kept]}
+            )
+        parser.shadowed.clear()
+
+    def shadowed(self, session_id: str) -> list[tuple[int, int]] | None:
+        """The ranges DSH's compactions hid from the model; None when none is known."""
+        store = self.runtime.store
+        with store.transaction():
+            _, state = store.host_cursor(session_id, SHADOWED_SOURCE)
+        ranges = [(int(a), int(b)) for a, b in state.get("ranges") or ()]
+        return ranges or None
 
     # --- operations ------------------------------------------------------------------
     def hello(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -499,6 +302,9 @@ class DshServer:
                 recovered += self.catch_up(sid)
             try:
                 batch.extend(self._parser(sid).parse_record(raw))
+                if self._parser(sid).shadowed:
+                    flush()
+                    self._keep_shadowed(sid, self._parser(sid))
             except EventFormatError:
                 skipped += 1
                 # the error names the field; the event's text stays out of the log
@@ -513,12 +319,23 @@ class DshServer:
         sid = self._session(request)
         self._ensure_seen(sid)
         query = request.get("query")
+        query = query if isinstance(query, str) and query.strip() else None
+        turn, step = _int_or_none(request.get("turn")), _int_or_none(request.get("step"))
+        # DSH commits the step's prompt after the pre-step, as the event after the last
+        # one seen: a correction in it must still count in this step's block
+        pending = None
+        if query is not None:
+            self.catch_up(sid)  # events the log has and the live stream has not sent yet
+            guess = self._last_seq.get(sid, -1) + 1
+            pending = Event(sid, guess, "user/message", query, None, turn, step, role="user")
         text = self.runtime.pre_step(
             sid,
             None,
-            _int_or_none(request.get("turn")),
-            _int_or_none(request.get("step")),
-            query=query if isinstance(query, str) and query.strip() else None,
+            turn,
+            step,
+            query=query,
+            shadowed=self.shadowed(sid),
+            pending=pending,
         )
         return {"text": text, "ms": round((time.perf_counter() - started) * 1000, 3)}
 

@@ -20,8 +20,9 @@ data dir. It runs on every prompt, so imports are lazy and click is not loaded.
 
 Most of such a process's time would go to importing convmem, so by default the call
 is handed to the data folder's resident hook process (:mod:`convmem.adapters.
-hook_daemon`, which runs :func:`run_claude_code` for it), and a call it did not take
-is handled here, as before. ``CONVMEM_HOOK_DAEMON=0``: always here.
+hook_client` sends it; :mod:`convmem.adapters.hook_daemon` runs :func:`run_claude_code`
+for it), and a call it did not take is handled here, as before.
+``CONVMEM_HOOK_DAEMON=0``: always here.
 """
 
 from __future__ import annotations
@@ -93,10 +94,39 @@ def run_hook(args: list[str]) -> int:
         print(f"convmem hook claude-code: {exc}\n{USAGE}", file=sys.stderr)
         return 1
     if os.environ.get(ENV_DAEMON) != "0" and sys.stdin is not None and not sys.stdin.isatty():
-        from convmem.adapters.hook_daemon import run_client
-
-        return run_client(args, opts["home"], opts["config"])
+        return _via_daemon(args, opts["home"], opts["config"])
     return run_claude_code(home=opts["home"], config=opts["config"])
+
+
+def _via_daemon(args: list[str], home: str | None, config: str | None) -> int:
+    """Hand the call to the data folder's resident process; handle it here if that did
+    not take it (:mod:`convmem.adapters.hook_client` says which), and start one."""
+    from convmem.adapters import hook_client
+    from convmem.core.paths import home_dir
+
+    try:
+        data, encoding, errors = hook_client.read_stdin(MAX_PAYLOAD_BYTES)
+    except Exception:
+        return run_claude_code(home, config)  # it reads and fails the same way, and logs
+    base = home_dir(home)
+
+    def log(exc: BaseException) -> None:
+        _log_error(exc, None, None, base)
+
+    try:
+        code = hook_client.ask(base, args[0], args[1:], data, encoding, errors, log)
+    except BaseException as exc:  # maybe taken: print nothing rather than handle it twice
+        if not isinstance(exc, KeyboardInterrupt):
+            log(exc)
+        return 0
+    if code is not None:
+        return code
+    import io
+
+    text = io.TextIOWrapper(io.BytesIO(data), encoding=encoding, errors=errors, newline="\n")
+    code = run_claude_code(home, config, stdin=text)
+    hook_client.spawn(base)
+    return code
 
 
 def run_claude_code(
@@ -124,6 +154,9 @@ def run_claude_code(
         from convmem.config import load_settings
 
         settings = load_settings(config, home)
+        from convmem.core.seen import mark_seen
+
+        mark_seen(settings.data_dir, "claude-code", str(payload["hook_event_name"]))
         answer = handle(payload, settings)
     except KeyboardInterrupt:
         return 0
@@ -188,7 +221,9 @@ def _session_start(runtime: MemoryRuntime, session_id: str, payload: Payload) ->
     )
     if source != "compact" or not runtime.settings["compatibility.reinject_after_compaction"]:
         return None
-    block = runtime.pre_step(session_id, None, turn=parser.turn or None, trigger="compaction")
+    block = runtime.pre_step(
+        session_id, None, turn=parser.turn or None, trigger="compaction", max_units=_cap()
+    )
     return _context("SessionStart", block)
 
 
@@ -196,8 +231,7 @@ def _user_prompt(runtime: MemoryRuntime, session_id: str, payload: Payload) -> O
     from convmem.adapters.claude_code import capture_transcript, is_slash_command
 
     prompt = _str(payload, "prompt")
-    # answer fast: the prompt is visible to the model anyway, so extracting it (and
-    # validating the last reply) can wait for the Stop hook's capture
+    # answer fast: validating the last reply can wait for the Stop hook's capture
     runtime.defer_derived = True
     parser = capture_transcript(
         runtime,
@@ -208,11 +242,21 @@ def _user_prompt(runtime: MemoryRuntime, session_id: str, payload: Payload) -> O
     )
     if prompt and prompt.lstrip().startswith("/convmem"):
         return None  # convmem's own slash command: a block here would only explain itself
+    # a correction typed in this prompt must be current in this prompt's block
+    runtime.extract_recent(session_id)
     if prompt and is_slash_command(prompt):
         prompt = None  # a command line is no query; the latest typed text is
     visible = _visible_after_compaction(runtime, session_id)
-    block = runtime.pre_step(session_id, visible, turn=parser.turn or None, query=prompt)
+    block = runtime.pre_step(
+        session_id, visible, turn=parser.turn or None, query=prompt, max_units=_cap()
+    )
     return _context("UserPromptSubmit", block)
+
+
+def _cap() -> int:
+    from convmem.delivery import CLAUDE_CODE_CONTEXT_CAP
+
+    return CLAUDE_CODE_CONTEXT_CAP
 
 
 def _visible_after_compaction(runtime: MemoryRuntime, session_id: str) -> list[str] | None:

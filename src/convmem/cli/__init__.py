@@ -120,6 +120,7 @@ COMMAND_MODULES = (
     "mcp_cmds",
     "migrate_cmds",
     "ui_cmds",
+    "doctor_cmds",
 )
 
 

@@ -8,6 +8,7 @@ click command here gives it ``--help`` and serves ``convmem --home X hook ...``.
 from __future__ import annotations
 
 import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,13 +18,8 @@ from click.core import ParameterSource
 
 
 def default_hook_command(extra: list[str] | None = None) -> str:
-    """This convmem executable by absolute path, so the hook works without PATH."""
-    argv0 = Path(sys.argv[0])
-    if argv0.name in ("convmem", "convmem.exe") and argv0.is_file():
-        base = [str(argv0.resolve())]
-    else:
-        base = [sys.executable, "-m", "convmem"]
-    return shlex.join([*base, "hook", "claude-code", *(extra or [])])
+    """``convmem hook claude-code``: the command by name, so a moved install still works."""
+    return shlex.join(["convmem", "hook", "claude-code", *(extra or [])])
 
 
 def _explicit(ctx: click.Context, name: str) -> Any:
@@ -37,38 +33,57 @@ def _explicit(ctx: click.Context, name: str) -> Any:
 @click.option(
     "--project",
     type=click.Path(file_okay=False),
-    help="Project folder: writes <DIR>/.claude/settings.json (default: the current folder).",
+    help="Project folder (default: the current folder): writes <DIR>/.claude/settings.local.json.",
+)
+@click.option(
+    "--shared",
+    is_flag=True,
+    help="Write the project's committed .claude/settings.json instead (the whole team).",
 )
 @click.option("--user", is_flag=True, help="Write ~/.claude/settings.json instead (all projects).")
 @click.option("--uninstall", is_flag=True, help="Remove convmem's hook entries only.")
 @click.option(
     "--command",
     "command",
-    help="Hook command to write (default: this convmem by absolute path + 'hook claude-code').",
+    help="Hook command to write (default: 'convmem hook claude-code', found on PATH).",
 )
 @click.pass_context
 def install_claude_code(
-    ctx: click.Context, project: str | None, user: bool, uninstall: bool, command: str | None
+    ctx: click.Context,
+    project: str | None,
+    shared: bool,
+    user: bool,
+    uninstall: bool,
+    command: str | None,
 ) -> None:
     """Register convmem's hooks in Claude Code's settings (idempotent).
 
     Adds one command hook for each of SessionStart, UserPromptSubmit, PreToolUse,
-    PostToolUse, PreCompact, Stop and SessionEnd. Other hooks and settings are
-    kept; running it twice changes nothing; --uninstall removes only convmem's
+    PostToolUse, PreCompact, Stop and SessionEnd to the project's own, uncommitted
+    .claude/settings.local.json (--shared: the committed settings.json; --user: every
+    project). The hook calls `convmem` by name, so install convmem where Claude Code
+    finds it on PATH (`uv tool install` or `pipx install`). Other hooks and settings
+    are kept; running it twice changes nothing; --uninstall removes only convmem's
     entries. It also adds the /convmem slash command (status, explain) to the same
-    .claude folder. A --home or --config given before `install` is passed on to
-    the hook.
+    .claude folder. A --home or --config given before `install` is passed on to the
+    hook.
     """
-    from convmem.adapters.claude_code import command_markdown, install_command, install_hooks
+    from convmem.adapters.claude_settings import (
+        command_markdown,
+        find_convmem_hooks,
+        install_command,
+        install_hooks,
+    )
 
-    if project and user:
-        raise click.UsageError("use either --project or --user, not both")
+    if user and (project or shared):
+        raise click.UsageError("use either --user or --project/--shared, not both")
     base = Path.home() if user else Path(project or ".").resolve()
-    path = base / ".claude" / "settings.json"
+    name = "settings.json" if (user or shared) else "settings.local.json"
+    path = base / ".claude" / name
     if command is None:
         extra: list[str] = []
-        for name, flag in (("home", "--home"), ("config_file", "--config")):
-            value = _explicit(ctx, name)
+        for option, flag in (("home", "--home"), ("config_file", "--config")):
+            value = _explicit(ctx, option)
             if value:
                 extra += [flag, str(Path(value).expanduser().resolve())]
         command = default_hook_command(extra)
@@ -82,11 +97,29 @@ def install_claude_code(
         )
         if slash_changed:
             click.echo(f"removed the /convmem command {slash}")
-    elif changed or slash_changed:
+        return
+    if changed or slash_changed:
         click.echo(f"installed convmem's hooks in {path}\n  command: {command}")
         click.echo(f"  slash command /convmem: {slash}")
     else:
         click.echo(f"already installed in {path}; nothing changed")
+    if not user:
+        other = base / ".claude" / ("settings.local.json" if shared else "settings.json")
+        if find_convmem_hooks(other):
+            fix = "--uninstall" if shared else "--shared --uninstall"
+            click.echo(
+                f"warning: {other} has convmem hooks too, so each event would run twice; "
+                f"remove them with `convmem install claude-code --project {base} {fix}`",
+                err=True,
+            )
+    word = shlex.split(command)[0] if command.strip() else ""
+    if word and shutil.which(word) is None:
+        click.echo(
+            f"warning: {word!r} is not on PATH here, so Claude Code cannot run the hooks; "
+            "install convmem as a tool (`uv tool install convmem` or `pipx install convmem`, "
+            "from the wheel or the source folder) or pass --command",
+            err=True,
+        )
 
 
 @click.command("claude-code")

@@ -71,6 +71,8 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
     from convmem.diagnostics import status as build_status
 
     data = build_status(obj.runtime.store, obj.settings, session, check)
+    for warning in data.get("host_warnings", ()):
+        click.echo(f"warning: {warning}", err=True)
     if as_json:
         echo_json(data)
         return

@@ -10,6 +10,7 @@ uninstalling removes that entry and nothing else. Other entries, custom tags suc
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from importlib.resources import files
 from pathlib import Path
@@ -118,10 +119,15 @@ def write_patch(path: Path, header: str, patches: list[Any]) -> None:
     os.replace(tmp, path)
 
 
-def plugin_entry(command: list[str], home: str) -> dict[str, Any]:
+#: The plugin's copy inside the profile: DSH loads it from there, so moving or replacing
+#: the Python environment convmem came from never breaks the profile.
+PLUGIN_COPY = "convmem-plugin.mjs"
+
+
+def plugin_entry(plugin: Path, command: list[str], home: str) -> dict[str, Any]:
     return {
         "id": PLUGIN_ID,
-        "name": str(plugin_path()),
+        "name": str(plugin),
         "config": {"command": command, "home": home},
     }
 
@@ -129,14 +135,25 @@ def plugin_entry(command: list[str], home: str) -> dict[str, Any]:
 def install_dsh_profile(
     profile_dir: Path, command: list[str], home: str, *, uninstall: bool = False
 ) -> tuple[Path, bool]:
-    """Add (or remove) our insert patch; returns the file and whether it changed."""
+    """Add (or remove) our insert patch and the plugin's copy; the file, and whether
+    anything changed."""
     path = profile_dir / PATCH_FILE
+    copy = profile_dir / PLUGIN_COPY
     header, patches = read_patch(path)
     new = _without_ours(patches)
-    if not uninstall:
-        new.append({"insert": [plugin_entry(command, home)]})
+    if uninstall:
+        copied = copy.exists()
+        copy.unlink(missing_ok=True)
+    else:
+        shipped = plugin_path().read_bytes()
+        copied = not copy.exists() or copy.read_bytes() != shipped
+        if copied:
+            tmp = copy.with_name(copy.name + ".convmem-tmp")
+            tmp.write_bytes(shipped)
+            os.replace(tmp, copy)
+        new.append({"insert": [plugin_entry(copy, command, home)]})
     if new == patches and (path.exists() or uninstall):
-        return path, False
+        return path, copied
     write_patch(path, header, new)
     return path, True
 
@@ -156,7 +173,9 @@ def install_dsh(obj: Any, profile: str, dsh_home: str | None, uninstall: bool) -
     """Load convmem into a DSH profile (writes the profile's cordis.patch.yml).
 
     The profile must exist: create it with `dsh NAME --from-default-profile headless`
-    (or `sdk` for the Python SDK). Running install again changes nothing.
+    (or `sdk` for the Python SDK). The plugin file is copied into the profile and
+    starts `convmem serve dsh` by name, so `convmem` must be on PATH for DSH. Running
+    install again changes nothing.
     """
     if not dsh_home:
         raise click.ClickException("DSH_HOME is not set; pass --dsh-home DIR")
@@ -169,7 +188,14 @@ def install_dsh(obj: Any, profile: str, dsh_home: str | None, uninstall: bool) -
             f"`dsh {profile} --from-default-profile headless` (or `sdk`) and run this again"
         )
     settings = obj.settings
-    command = [sys.executable, "-m", "convmem"]
+    # by name, as Claude Code's hooks: a moved install only needs `convmem` on PATH again
+    command = ["convmem"]
+    if shutil.which("convmem") is None:
+        click.echo(
+            "warning: `convmem` is not on PATH here, so DSH cannot start convmem; install "
+            "it as a tool (`uv tool install convmem` or `pipx install convmem`)",
+            err=True,
+        )
     if obj.config_file:
         command += ["--config", str(Path(obj.config_file).resolve())]
     command += ["serve", "dsh"]

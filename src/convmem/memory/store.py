@@ -148,6 +148,21 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
             params.append(limit)
         return [StoredEvent.from_row(r) for r in self.db.query(sql, params)]
 
+    def event_sizes(self, session_id: str, after: int = -1) -> list[tuple[int, str, str, int]]:
+        """``(seq, type, source kind or "", characters)`` of each event after ``after``.
+
+        How much text a host still shows, without reading the text.
+        """
+        rows = self.db.query(
+            "SELECT seq, type, source_kind, length(text) AS n FROM events"
+            " WHERE session_id = ? AND seq > ? ORDER BY seq",
+            (session_id, after),
+        )
+        return [
+            (int(r["seq"]), str(r["type"]), str(r["source_kind"] or ""), int(r["n"] or 0))
+            for r in rows
+        ]
+
     def events_by_seq(self, session_id: str, seqs: Iterable[int]) -> list[StoredEvent]:
         wanted = sorted(set(seqs))
         out: list[StoredEvent] = []

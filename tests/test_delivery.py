@@ -1,0 +1,227 @@
+"""Delivery to a host: its size limit, no pile-up of blocks, the person's language.
+
+Real SQLite files and the real runtime; blocks "delivered" are stored back as the
+host would log them (Claude Code: a ``hook-context`` user message; DSH: a message of
+source kind ``convmem``), and the next block is read against them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import Cli, write_events
+from convmem.capture import Event
+from convmem.delivery import (
+    CLAUDE_CODE_CONTEXT_CAP,
+    CLAUDE_CODE_CONTEXT_LIMIT,
+    block_lines,
+    person_locale,
+    utf16_units,
+)
+from pipeline import runtime
+
+FACTS = [
+    "The token budget must stay under 3000 tokens at peak load.",
+    "We decided to use PostgreSQL 16 for storage.",
+    "The p95 latency must stay under 200 ms at 1k rps.",
+    "Never touch the production database directly.",
+]
+
+
+def _feed(rt, session: str, texts: list[str], start: int = 1) -> int:  # type: ignore[no-untyped-def]
+    seq = start
+    for text in texts:
+        rt.on_events([Event(session, seq, "user/message", text, turn=seq, role="user")])
+        seq += 1
+    return seq
+
+
+def _delivered(rt, session: str, seq: int, block: str, kind: str = "hook-context") -> int:  # type: ignore[no-untyped-def]
+    rt.on_events([Event(session, seq, "user/message", block, role="user", source_kind=kind)])
+    return seq + 1
+
+
+def test_utf16_units_count_like_javascript() -> None:
+    assert utf16_units("abc") == 3
+    assert utf16_units("中文") == 2
+    assert utf16_units("😀") == 2  # outside the BMP: a surrogate pair
+    assert CLAUDE_CODE_CONTEXT_CAP < CLAUDE_CODE_CONTEXT_LIMIT
+
+
+@pytest.mark.parametrize(
+    "filler", ["The rollout must keep item {n} under {n}0 ms.", "第{n}项必须低于{n}0毫秒😀。"]
+)
+def test_the_cap_cuts_by_budget_order_and_explain_says_so(tmp_path: Path, filler: str) -> None:
+    rt = runtime(tmp_path, assembly__soft_budget_tokens=20_000, retrieval__limit=100)
+    texts = [filler.format(n=n) + " " + "padding words " * 30 for n in range(120)]
+    _feed(rt, "big", texts)
+    whole = rt.assemble("big", [], query="rollout item ms 毫秒", repeat=True)
+    assert utf16_units(whole.text) > CLAUDE_CODE_CONTEXT_LIMIT  # the budget alone lets it grow
+    capped = rt.assemble("big", [], query="rollout item ms 毫秒", max_units=CLAUDE_CODE_CONTEXT_CAP)
+    assert capped.injected
+    assert utf16_units(capped.text) <= CLAUDE_CODE_CONTEXT_CAP
+    # the same order: memory and evidence lines are kept in the budget's order
+    kept = [line for line in capped.text.splitlines() if line.startswith(("- [mem", "- [ev"))]
+    assert kept
+    assert [line for line in whole.text.splitlines() if line in kept] == kept
+    cut = [o for o in capped.omitted if o["reason"].startswith("the host's limit")]
+    assert cut and all("UTF-16 units" in o["reason"] for o in cut)
+    assert any("not the token budget" in r for r in capped.reasons)
+    assert not any("not the token budget" in r for r in whole.reasons)
+
+
+def test_explain_reports_the_cap(cli: Cli, home: Path, tmp_path: Path) -> None:
+    events = [
+        {
+            "session_id": "x",
+            "seq": n,
+            "type": "user/message",
+            "text": f"Deploy step {n} must finish under {n}0 seconds. " + "more words here " * 40,
+        }
+        for n in range(1, 80)
+    ]
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        "[assembly]\nsoft_budget_tokens = 20000\n[retrieval]\nlimit = 100\n"
+    )
+    assert cli("ingest", str(write_events(tmp_path / "x.jsonl", events))).code == 0
+    from convmem.config import load_settings
+    from convmem.runtime import MemoryRuntime
+
+    with MemoryRuntime.open(load_settings(None, str(home))) as rt:
+        assert rt.pre_step("x", [], query="deploy step seconds", max_units=CLAUDE_CODE_CONTEXT_CAP)
+    out = cli("explain", "--session", "x").out
+    assert "not the token budget" in out
+
+
+def test_a_later_block_carries_only_what_is_new(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    seq = _feed(rt, "p", FACTS)
+    first = rt.pre_step("p", None, query="token budget latency storage")
+    # nothing compacted yet and the sources are visible: nothing to say
+    assert first is None
+    # after a compaction the whole memory comes back once
+    rt.on_events(
+        [
+            Event("p", seq, "compaction/start", "compacted", role="system"),
+            Event("p", seq + 1, "compaction/summary", "Scripted summary.", role="system"),
+        ]
+    )
+    seq += 2
+    full = rt.pre_step("p", None, query="token budget latency storage")
+    assert full and "3000 tokens" in full and "Memory update" not in full
+    seq = _delivered(rt, "p", seq, full)
+    # the block is still in context: the next one has nothing new, so none is sent
+    assert rt.pre_step("p", None, query="token budget latency storage") is None
+    log = rt.store.latest_assembly_log("p")
+    assert any("earlier memory block" in r for r in log["reasons"])
+    # a correction is news although the prompt is visible: the block above says the old
+    # value; only the new item and its notice go out, under the update header
+    _feed(rt, "p", ["Actually, make the token budget 2000 tokens, not 3000."], seq)
+    update = rt.pre_step("p", None, query="token budget")
+    assert update and "Memory update" in update
+    body, notice = update.split("## Memory: notices")
+    assert "2000 tokens" in body and "under 3000 tokens" not in body
+    assert "superseded" in notice and "3000 tokens" in notice
+    assert not set(block_lines(full)) & set(block_lines(update))
+
+
+def test_every_line_at_most_once_across_visible_blocks(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    seq = _feed(rt, "q", FACTS)
+    rt.on_events(
+        [
+            Event("q", seq, "compaction/start", "compacted", role="system"),
+            Event("q", seq + 1, "compaction/summary", "Scripted summary.", role="system"),
+        ]
+    )
+    seq += 2
+    seen: list[str] = []
+    for n, query in enumerate(["token budget", "latency p95", "storage database", "token budget"]):
+        block = rt.pre_step("q", None, query=query)
+        if block:
+            seen += block_lines(block)
+            seq = _delivered(rt, "q", seq, block, kind="convmem")
+        seq = _feed(rt, "q", [f"Unrelated chat number {n}."], seq)
+    assert seen and len(seen) == len(set(seen))
+
+
+def test_visible_messages_from_the_host_count_too(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    _feed(rt, "v", FACTS)
+    whole = rt.assemble("v", [], query="token budget").text
+    assert whole
+    again = rt.pre_step("v", [whole, "an unrelated message"], query="token budget")
+    assert again is None
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["Please keep the budget at 3000 tokens.", "And use PostgreSQL."], "en"),
+        (["预算必须低于3000个token。", "我们决定使用 PostgreSQL 16。"], "zh"),
+        (["预算必须低于3000个token。", "OK, English from now on.", "Use PostgreSQL."], "en"),
+        ([], "en"),
+    ],
+)
+def test_auto_locale_follows_the_person(tmp_path: Path, texts: list[str], expected: str) -> None:
+    rt = runtime(tmp_path)
+    _feed(rt, "l", texts)
+    # generated text never counts: a Chinese tool result or block changes nothing
+    rt.on_events(
+        [
+            Event("l", 90, "tool/result", "错误：连接被拒绝" * 20, role="tool", source_kind="tool"),
+            Event("l", 91, "user/message", "[convmem memory] 会话记忆" * 20, source_kind="convmem"),
+        ]
+    )
+    assert person_locale(rt.store, "l", "auto") == expected
+    assert person_locale(rt.store, "l", "zh") == "zh"
+    assert person_locale(rt.store, "l", "en") == "en"
+
+
+def test_auto_gives_the_forced_locale_goldens(tmp_path: Path) -> None:
+    for fixture, session, query, locale in (
+        ("en_basic.jsonl", "en1", "What is the token budget and the latency target?", "en"),
+        ("zh_basic.jsonl", "zh1", "预算和延迟目标是多少？", "zh"),
+    ):
+        auto = runtime(tmp_path / f"a-{locale}", fixture)
+        forced = runtime(tmp_path / f"f-{locale}", fixture, assembly__locale=locale)
+        assert auto.settings["assembly.locale"] == "auto"
+        assert (
+            auto.assemble(session, [], query=query).text
+            == forced.assemble(session, [], query=query).text
+        )
+
+
+def test_a_correction_in_the_prompt_is_current_in_its_own_block(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    seq = _feed(rt, "c", ["The summariser token budget is 3000 tokens."])
+    rt.on_events([Event("c", seq, "compaction/start", "x", role="system")])
+    rt.defer_derived = True  # as the UserPromptSubmit hook does
+    rt.on_events(
+        [
+            Event(
+                "c",
+                seq + 1,
+                "user/message",
+                "Actually, make the summariser token budget 2000 tokens, not 3000.",
+                role="user",
+            )
+        ]
+    )
+    assert rt.extract_recent("c")
+    block = rt.assemble("c", [], query="summariser token budget").text
+    body = block.split("## Memory: notices")[0]
+    assert "2000 tokens" in body and "is 3000 tokens" not in body
+
+
+def test_extract_recent_leaves_a_long_backlog(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    rt.defer_derived = True
+    _feed(rt, "b", [f"The limit {n} is {n} ms." for n in range(1, 30)])
+    assert not rt.extract_recent("b", max_events=10)
+    assert rt.store.checkpoint("b").last_extract_seq < 29
+    assert rt.extract_recent("b", max_events=64)
+    assert rt.store.checkpoint("b").last_extract_seq == 29
