@@ -53,10 +53,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "src"))
 
 import extraction_data as gold  # noqa: E402
-
 from convmem.capture import Capture, Event  # noqa: E402
 from convmem.config import load_settings  # noqa: E402
-from convmem.memory.models import MemoryItem  # noqa: E402
 from convmem.memory.store import MemoryStore  # noqa: E402
 from convmem.runtime import MemoryRuntime  # noqa: E402
 
@@ -100,7 +98,9 @@ def _events(conv: gold.Conversation) -> list[Event]:
     for turn in conv.turns:
         kind = None if turn.role != "tool" else "tool"
         role = turn.role if turn.role != "tool" else "tool"
-        out.append(Event(conv.id, turn.seq, types[turn.role], turn.text, role=role, source_kind=kind))
+        out.append(
+            Event(conv.id, turn.seq, types[turn.role], turn.text, role=role, source_kind=kind)
+        )
     return out
 
 
@@ -136,7 +136,9 @@ def _collect(store: MemoryStore, conv: gold.Conversation) -> Run:
         seq = item.derived_from_seq or 0
         start, end = _locate(item.content, texts.get(seq, ""))
         items.append(
-            Found(item.id, seq, item.kind, item.content, list(item.numbers), item.status, start, end)
+            Found(
+                item.id, seq, item.kind, item.content, list(item.numbers), item.status, start, end
+            )
         )
         for row in store.memory_events(item.id):
             detail = row["detail"]
@@ -337,16 +339,61 @@ def _same_value(a: Any, b: Any) -> bool:
 
 #: rules-v1 stored units as written; map them to the canonical ones to be fair to it.
 _V1_UNITS = {
-    "ms": "ms", "millisecond": "ms", "milliseconds": "ms", "毫秒": "ms",
-    "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "秒": "s", "秒钟": "s",
-    "min": "min", "mins": "min", "minute": "min", "minutes": "min", "分钟": "min",
-    "h": "h", "hour": "h", "hours": "h", "hrs": "h", "小时": "h",
-    "day": "day", "days": "day", "天": "day", "week": "week", "weeks": "week", "周": "week",
-    "month": "month", "months": "month", "个月": "month", "year": "year", "years": "year",
-    "年": "year", "%": "%", "percent": "%", "$": "USD", "usd": "USD", "dollars": "USD",
-    "€": "EUR", "eur": "EUR", "£": "GBP", "¥": "CNY", "元": "CNY", "tokens": "token",
-    "token": "token", "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "kib": "KiB",
-    "mib": "MiB", "gib": "GiB", "rps": "rps", "qps": "qps", "tps": "tps",
+    "ms": "ms",
+    "millisecond": "ms",
+    "milliseconds": "ms",
+    "毫秒": "ms",
+    "s": "s",
+    "sec": "s",
+    "secs": "s",
+    "second": "s",
+    "seconds": "s",
+    "秒": "s",
+    "秒钟": "s",
+    "min": "min",
+    "mins": "min",
+    "minute": "min",
+    "minutes": "min",
+    "分钟": "min",
+    "h": "h",
+    "hour": "h",
+    "hours": "h",
+    "hrs": "h",
+    "小时": "h",
+    "day": "day",
+    "days": "day",
+    "天": "day",
+    "week": "week",
+    "weeks": "week",
+    "周": "week",
+    "month": "month",
+    "months": "month",
+    "个月": "month",
+    "year": "year",
+    "years": "year",
+    "年": "year",
+    "%": "%",
+    "percent": "%",
+    "$": "USD",
+    "usd": "USD",
+    "dollars": "USD",
+    "€": "EUR",
+    "eur": "EUR",
+    "£": "GBP",
+    "¥": "CNY",
+    "元": "CNY",
+    "tokens": "token",
+    "token": "token",
+    "kb": "KB",
+    "mb": "MB",
+    "gb": "GB",
+    "tb": "TB",
+    "kib": "KiB",
+    "mib": "MiB",
+    "gib": "GiB",
+    "rps": "rps",
+    "qps": "qps",
+    "tps": "tps",
 }
 
 
@@ -552,7 +599,13 @@ _CW_VALUE = re.compile(
     r"(?:\s*-\s*(?P<b>\d+(?:\.\d+)?)\s*(?P<ub>元|分|小时|天|分钟)?)?\s*(?P<bound>以上|以下)?$"
 )
 _CW_UNITS = {"元": "CNY", "分": "分", "小时": "h", "天": "day", "分钟": "min"}
-_CW_TYPES = {"CNY": "money", "分": "quantity", "h": "duration", "day": "duration", "min": "duration"}
+_CW_TYPES = {
+    "CNY": "money",
+    "分": "quantity",
+    "h": "duration",
+    "day": "duration",
+    "min": "duration",
+}
 
 
 def crosswoz_gold(limit: int | None = None) -> list[dict[str, Any]]:
@@ -595,8 +648,13 @@ def evaluate_crosswoz(system: str, turns: list[dict[str, Any]]) -> dict[str, Any
         return {}
     for turn in turns:
         conv = gold.Conversation(
-            turn["id"], "chat", "zh", "dev", "crosswoz",
-            [gold.Turn(1, "user", turn["text"])], [],
+            turn["id"],
+            "chat",
+            "zh",
+            "dev",
+            "crosswoz",
+            [gold.Turn(1, "user", turn["text"])],
+            [],
         )
         run = RUNNERS[system](conv)
         constraints = [f for f in run.items if f.kind == "constraint"]
@@ -701,7 +759,7 @@ def errors(conversations: list[gold.Conversation], system: str = "convmem") -> N
         if conv.split != "dev":
             raise SystemExit("--errors reads the dev split only")
         run = RUNNERS[system](conv)
-        al, clauses, nothing = align(conv, run)
+        al, clauses, _ = align(conv, run)
         by_key = {g.key: g for g in clauses}
         for f in run.items:
             o = al.outcome[f.id]

@@ -28,7 +28,13 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("百分之二十", [("百分之二十", "percent", 20, None, "%", None)]),
     ("两个半小时", [("两个半小时", "duration", 2.5, None, "h", None)]),
     ("下载链接不能超过半小时", [("半小时", "duration", 30, None, "min", "upper")]),
-    ("8个大人2个小孩", [("8个大人", "quantity", 8, None, "大人", None), ("2个小孩", "quantity", 2, None, "小孩", None)]),
+    (
+        "8个大人2个小孩",
+        [
+            ("8个大人", "quantity", 8, None, "大人", None),
+            ("2个小孩", "quantity", 2, None, "小孩", None),
+        ],
+    ),
     # words that look like numbers but are not
     ("十分好", []),
     ("一起去吃饭", []),
@@ -71,7 +77,14 @@ def test_numbers_as_written(text: str, want: list[tuple[Any, ...]]) -> None:
 
 @pytest.mark.parametrize(
     ("written", "value"),
-    [("三千", 3000), ("两百", 200), ("一万五", 15000), ("三千五", 3500), ("十五", 15), ("二〇二四", 2024)],
+    [
+        ("三千", 3000),
+        ("两百", 200),
+        ("一万五", 15000),
+        ("三千五", 3500),
+        ("十五", 15),
+        ("二〇二四", 2024),
+    ],
 )
 def test_chinese_numerals(written: str, value: int) -> None:
     assert parse_chinese_number(written) == value

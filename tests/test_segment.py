@@ -14,7 +14,7 @@ def _clauses(text: str) -> list[str]:
 @pytest.mark.parametrize(
     "pasted",
     [
-        "Traceback (most recent call last):\n  File \"app.py\", line 12, in <module>\n    main()\n"
+        'Traceback (most recent call last):\n  File "app.py", line 12, in <module>\n    main()\n'
         "ValueError: bad value",
         "2024-03-01 10:22:01 INFO request done p95=340ms p99=1.2s rps=1000\n"
         "2024-03-01 10:22:02 ERROR timeout after 30s",
@@ -70,7 +70,9 @@ def test_clause_level_pieces() -> None:
         "3 weeks PTO",
     ]
     # a corrected value stays with what it corrects
-    assert _clauses("Actually, make it 2000 tokens, not 3000.") == ["make it 2000 tokens, not 3000."]
+    assert _clauses("Actually, make it 2000 tokens, not 3000.") == [
+        "make it 2000 tokens, not 3000."
+    ]
     # a conditional rule is one clause
     assert _clauses("if the tests fail, don't deploy") == ["if the tests fail, don't deploy"]
 
@@ -87,14 +89,20 @@ def test_questions_and_reasons_split_off() -> None:
 
 
 def test_openers_are_trimmed_and_kept() -> None:
-    (clause,) = [c for s in sentences("Actually, use Memcached rather than Redis.") for c in clauses(s)]
+    (clause,) = [
+        c for s in sentences("Actually, use Memcached rather than Redis.") for c in clauses(s)
+    ]
     assert clause.text == "use Memcached rather than Redis." and clause.corrects
     (clause,) = [c for s in sentences("算了，还是用 Redis") for c in clauses(s)]
     assert clause.text == "还是用 Redis" and clause.corrects
 
 
 def test_chinese_run_ons_and_commas() -> None:
-    assert _clauses("预算3000元，人均不超过100，要有停车位。") == ["预算3000元", "人均不超过100", "要有停车位。"]
+    assert _clauses("预算3000元，人均不超过100，要有停车位。") == [
+        "预算3000元",
+        "人均不超过100",
+        "要有停车位。",
+    ]
     assert _clauses("第一次去新疆 好激动") == ["第一次去新疆", "好激动"]
     # a condition leads into what follows; "不是…而是…" is one correction
     assert _clauses("在1万QPS下，p95必须低于200毫秒。") == ["在1万QPS下，p95必须低于200毫秒。"]

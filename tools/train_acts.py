@@ -32,7 +32,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "src"))
 
 import extraction_data as gold  # noqa: E402
-
 from convmem.memory import acts  # noqa: E402
 from convmem.memory.candidates import clause_contexts  # noqa: E402
 
@@ -91,7 +90,9 @@ def design(rows: list[list[str]], vocab: dict[str, int]) -> np.ndarray:
     return x
 
 
-def fit(x: np.ndarray, y: np.ndarray, l2: float, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def fit(
+    x: np.ndarray, y: np.ndarray, l2: float, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Softmax regression (L-BFGS, L2 penalty ``l2``), classes weighted by ``weights``."""
     from sklearn.linear_model import LogisticRegression
 
@@ -132,7 +133,9 @@ def scores(y: np.ndarray, pred: np.ndarray) -> dict[str, Any]:
         round(100 * kept_tp / max(1, int((pred != 0).sum())), 1),
         round(100 * kept_tp / max(1, int((y != 0).sum())), 1),
     )
-    out["none_acc"] = round(100 * int(((pred == 0) & (y == 0)).sum()) / max(1, int((y == 0).sum())), 1)
+    out["none_acc"] = round(
+        100 * int(((pred == 0) & (y == 0)).sum()) / max(1, int((y == 0).sum())), 1
+    )
     return out
 
 
@@ -153,7 +156,8 @@ def main() -> int:
     vocab = {name: i for i, name in enumerate(sorted(n for n, c in counts.items() if c >= 3))}
     x = design([d[1] for d in data], vocab)
     y = np.array([d[2] for d in data])
-    print(f"{len(data)} labelled clauses, {len(vocab)} features; classes {Counter(CLASSES[v] for v in y)}")
+    classes = Counter(CLASSES[v] for v in y)
+    print(f"{len(data)} labelled clauses, {len(vocab)} features; classes {classes}")
     fold = np.array(folds(ids))
     best: tuple[float, float, float, float] | None = None
     for l2 in (0.001, 0.003, 0.01):

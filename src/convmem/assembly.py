@@ -510,7 +510,7 @@ class Assembler:
 
     def _superseded_sentences(
         self, superseded: Sequence[MemoryItem]
-    ) -> dict[int, list[tuple[str, str]]]:
+    ) -> dict[int, list[tuple[str, str, str]]]:
         """Per source event, the (clause, item id, status) of values replaced or withdrawn."""
         out: dict[int, list[tuple[str, str, str]]] = {}
         for item in superseded:

@@ -5,6 +5,7 @@ Every test talks to a real ``convmem ui`` process, once per storage backend.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -225,22 +226,29 @@ def test_a_busy_port_is_one_sentence(cli: Cli) -> None:
     assert f"cannot listen on 127.0.0.1:{port}" in result.err
 
 
-@pytest.mark.parametrize(
-    ("given", "shown"),
-    [
-        (
-            {"ok": False, "message": "hook missing", "fix": "convmem install"},
-            ("problem", "hook missing", "convmem install"),
-        ),
-        (
-            {"level": "ok", "host": "claude-code", "message": "hooks found"},
-            ("ok", "claude-code: hooks found", ""),
-        ),
-        ("a plain sentence", ("", "a plain sentence", "")),
-    ],
-)
-def test_doctor_findings_of_any_shape(given: object, shown: tuple[str, str, str]) -> None:
-    from convmem.ui.pages_more import _finding
+def test_doctor_findings_name_a_broken_hook_and_its_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from convmem.config import load_settings
+    from convmem.ui.pages_more import doctor_findings
 
-    got = _finding(given)
-    assert (got["level"], got["message"], got["fix"]) == shown
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    hooks = {
+        "hooks": {
+            "UserPromptSubmit": [
+                {
+                    "hooks": [
+                        {"type": "command", "command": "/gone/venv/bin/convmem hook claude-code"}
+                    ]
+                }
+            ]
+        }
+    }
+    (project / ".claude" / "settings.local.json").write_text(json.dumps(hooks), "utf-8")
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.delenv("DSH_HOME", raising=False)
+    findings = doctor_findings(load_settings(home=tmp_path / "home", env={}), live=False)
+    broken = [f for f in findings if "/gone/venv/bin/convmem" in f["message"]]
+    assert broken and broken[0]["level"] == "error" and broken[0]["fix"]

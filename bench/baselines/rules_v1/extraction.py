@@ -32,10 +32,10 @@ from convmem.core.text import (
     paths,
     stable_id,
 )
+from convmem.memory.models import MemoryItem, StoredEvent
 
 from . import cues
 from .numbers import numbers
-from convmem.memory.models import MemoryItem, StoredEvent
 
 if TYPE_CHECKING:
     from convmem.config import Settings

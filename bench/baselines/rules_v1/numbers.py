@@ -111,5 +111,3 @@ def numbers(text: str) -> list[NumberMention]:
         found.append(NumberMention(m.group(), float(parsed), unit, s, e))
     found.sort(key=lambda n: n.start)
     return found
-
-

@@ -88,7 +88,9 @@ _UNIT_TABLE["kgs"] = ("kg", "quantity")
 _UNIT_TABLE["平米"] = ("m2", "quantity")
 _UNIT_TABLE["sqft"] = ("sqft", "quantity")
 
-_JAPAN = re.compile(r"japan|tokyo|kyoto|osaka|hakone|hokkaido|okinawa|\byen\b|日本|东京|京都|大阪|日元", re.I)
+_JAPAN = re.compile(
+    r"japan|tokyo|kyoto|osaka|hakone|hokkaido|okinawa|\byen\b|日本|东京|京都|大阪|日元", re.I
+)
 _CURRENCY_SIGNS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "CNY", "￥": "CNY"}
 _CURRENCY_CODES = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "rmb": "CNY", "cny": "CNY"}
 
@@ -142,8 +144,11 @@ def parse_chinese_number(s: str) -> float | None:
             total += (section + current) * _CN_BIG[ch]
             last_unit = _CN_BIG[ch]
             section, current = 0, 0
-    if current and last_unit >= 100 and not section % (last_unit // 10 or 1) and s[-2] in (
-        "万千百亿"
+    if (
+        current
+        and last_unit >= 100
+        and not section % (last_unit // 10 or 1)
+        and s[-2] in ("万千百亿")
     ):
         # 一万五 = 15000, 三千五 = 3500, 两百五 = 250: a trailing digit is the next place
         current *= last_unit // 10
@@ -198,7 +203,10 @@ _MONTHS = {
 _MONTH_RE = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
-_MULT = r"(?:[kK](?![a-zA-Z])|[mM](?=\b)(?!\s*(?:s\b|in\b|inute|eter|etre))|million|mn|bn|billion|万|千|亿|w(?![a-zA-Z]))"
+_MULT = (
+    r"(?:[kK](?![a-zA-Z])|[mM](?=\b)(?!\s*(?:s\b|in\b|inute|eter|etre))"
+    r"|million|mn|bn|billion|万|千|亿|w(?![a-zA-Z]))"
+)
 
 _ISO_DATE = re.compile(r"(?<![\d.:/-])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d:])")
 _YEAR_MONTH = re.compile(r"(?<![\d.:/-])((?:19|20)\d{2})-(\d{2})(?![\d-])")
@@ -213,6 +221,7 @@ _EN_DATE_MD = re.compile(
 _EN_DATE_DM = re.compile(
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b(?:,?\s+(\d{{4}}))?", re.I
 )
+_DATE_LEAD = re.compile(r"\b(?:on|by|before|until|till|from|since|due)\s*$", re.I)
 _EN_MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\s+(\d{{4}})\b", re.I)
 _SLASH_DATE = re.compile(
     r"\b(?:on|by|before|until|till|due|from|after)\s+(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b", re.I
@@ -258,7 +267,8 @@ _BETWEEN = re.compile(r"\bbetween\s*$", re.I)
 _UPPER_BEFORE = re.compile(
     r"(?:\b(?:under|below|less than|fewer than|at most|no more than|not more than|max(?:imum)?"
     r"|up to|within|not exceed(?:ing)?|no higher than|no longer than|lower than|shorter than"
-    r"|cap(?:ped)? at|limit(?:ed)? to|less then|tops)|<=?|≤|不(?:能|要|得|可以|应)?超过|不(?:能|要)?高于"
+    r"|cap(?:ped)? at|limit(?:ed)? to|less then|tops)"
+    r"|<=?|≤|不(?:能|要|得|可以|应)?超过|不(?:能|要)?高于"
     r"|最多|最高|顶多|低于|少于|小于|不大于|控制在|压到|压在|限制在|上限(?:是|为)?)\s*$",
     re.I,
 )
@@ -274,7 +284,8 @@ _NEGATION = re.compile(
     re.I,
 )
 _NEGATED_LOWER = re.compile(
-    r"(?:不(?:能|要|得|可以|应该?|会|准)?(?:低于|少于|小于|短于)|\b(?:not|never) (?:go |drop |fall )?"
+    r"(?:不(?:能|要|得|可以|应该?|会|准)?(?:低于|少于"
+    r"|小于|短于)|\b(?:not|never) (?:go |drop |fall )?"
     r"(?:below|under|less than|lower than))\s*$",
     re.I,
 )
@@ -295,8 +306,13 @@ _LIMIT_NOUN_UPPER = re.compile(
     re.I,
 )
 _LIMIT_NOUN_LOWER = re.compile(r"\b(?:min(?:imum)?|floor)\b|下限|至少|最少|最低", re.I)
-_UPPER_AFTER = re.compile(r"^\s*(?:以内|以下|之内|内|或以下|及以下|封顶|or less|or fewer|max\b|tops\b|or under|at most)", re.I)
-_LOWER_AFTER = re.compile(r"^\s*(?:以上|或以上|及以上|起|多|or more|or above|plus\b|\+|at least|minimum\b|min\b)", re.I)
+_UPPER_AFTER = re.compile(
+    r"^\s*(?:以内|以下|之内|内|或以下|及以下|封顶|or less|or fewer|max\b|tops\b|or under|at most)",
+    re.I,
+)
+_LOWER_AFTER = re.compile(
+    r"^\s*(?:以上|或以上|及以上|起|多|or more|or above|plus\b|\+|at least|minimum\b|min\b)", re.I
+)
 
 _NUMBER = re.compile(
     rf"(?P<cur>[$€£¥￥])?\s?(?<![A-Za-z0-9_.])(?P<num>{_NUM})(?P<pct>\s?%)?"
@@ -304,9 +320,7 @@ _NUMBER = re.compile(
 )
 _UNIT_WORDS = sorted(_UNIT_TABLE, key=len, reverse=True)
 _UNIT_AFTER = re.compile(
-    r"\s?(?:"
-    + "|".join(re.escape(u) for u in _UNIT_WORDS)
-    + r")(?![A-Za-z])",
+    r"\s?(?:" + "|".join(re.escape(u) for u in _UNIT_WORDS) + r")(?![A-Za-z])",
     re.I,
 )
 _NOUN_AFTER = re.compile(
@@ -426,15 +440,18 @@ class _Finder:
             for m in pattern.finditer(t):
                 if not self.free(*m.span()):
                     continue
-                month_word, day = (m[1], m[2]) if order == "md" else (m[2], m[1])
+                month_word, day_text = (m[1], m[2]) if order == "md" else (m[2], m[1])
                 month = _MONTHS.get(month_word.lower().rstrip("."))
-                if month_word.lower().rstrip(".") == "may" and order == "md" and not m[3]:
-                    # "may 5" in lower case is more often the verb ("it may 5x…")
-                    if month_word[0].islower() and not re.search(
-                        r"\b(?:on|by|before|until|till|from|since|due)\s*$", t[: m.start()], re.I
-                    ):
-                        continue
-                d = int(day)
+                # "may 5" in lower case is more often the verb ("it may 5x…")
+                if (
+                    month_word.lower().rstrip(".") == "may"
+                    and order == "md"
+                    and not m[3]
+                    and month_word[0].islower()
+                    and not _DATE_LEAD.search(t[: m.start()])
+                ):
+                    continue
+                d = int(day_text)
                 if not month or not 1 <= d <= 31:
                     continue
                 value = f"{int(m[3]):04d}-{month:02d}-{d:02d}" if m[3] else f"{month:02d}-{d:02d}"
@@ -447,9 +464,9 @@ class _Finder:
             mo, d = int(m[1]), int(m[2])
             if 1 <= mo <= 12 and 1 <= d <= 31 and self.free(m.start(1), m.end()):
                 start = m.start(1)
-                year = m[3]
-                if year:
-                    y = int(year) + (2000 if len(year) == 2 else 0)
+                year_text = m[3]
+                if year_text:
+                    y = int(year_text) + (2000 if len(year_text) == 2 else 0)
                     value = f"{y:04d}-{mo:02d}-{d:02d}"
                 else:
                     value = f"{mo:02d}-{d:02d}"
@@ -463,7 +480,9 @@ class _Finder:
             hour = _small_int(m[2])
             if hour is None or hour > 24:
                 continue
-            minute = 30 if m[3] else (_small_int(m[4]) if m[4] else 15 if m[5] else 45 if m[6] else 0)
+            minute = (
+                30 if m[3] else (_small_int(m[4]) if m[4] else 15 if m[5] else 45 if m[6] else 0)
+            )
             if minute is None or minute > 59:
                 continue
             hour = _afternoon(m[1], hour)
@@ -502,14 +521,13 @@ class _Finder:
             if not product:
                 continue
             name = product.group(1)
-            if (
-                name.lower() not in _PRODUCTS
-                and not ("." in m[1] and name[0].isupper() and not name.isupper())
+            if name.lower() not in _PRODUCTS and not (
+                "." in m[1] and name[0].isupper() and not name.isupper()
             ):
                 continue
             if _unit_at(t, m.end()) and not t[m.end() : m.end() + 1].isalpha():
                 unit = _unit_at(t, m.end())
-                if unit and unit[1] != "duration" or t[m.end() : m.end() + 2].strip() != "":
+                if (unit and unit[1] != "duration") or t[m.end() : m.end() + 2].strip() != "":
                     continue
             self.add(Value(m[1], "version", m[1], None, *m.span()))
 
@@ -526,7 +544,7 @@ class _Finder:
                     self.add(Value(m.group(), "money", round(n * 0.01, 2), "CNY", *m.span()))
 
     def words(self) -> None:
-        """"two reports": a number word before a plural noun counts it."""
+        """ "two reports": a number word before a plural noun counts it."""
         for m in _EN_WORD_COUNT.finditer(self.text):
             if self.free(*m.span()) and m[2].lower() not in _NOT_NOUNS:
                 value = float(_EN_NUMBER_WORDS[m[1].lower()])
@@ -549,63 +567,57 @@ class _Finder:
 
     def amounts(self) -> None:
         t = self.text
-        spans: list[tuple[int, int, str]] = []
-        for m in _NUMBER.finditer(t):
-            spans.append((m.start("num"), m.end(), "digits"))
-        for m in _CN_NUM_RUN.finditer(t):
-            spans.append((m.start(), m.end(), "chinese"))
-        spans.sort()
-        for start, _, how in spans:
+        spans: list[tuple[int, str]] = [(m.start("num"), "digits") for m in _NUMBER.finditer(t)]
+        spans += [(m.start(), "chinese") for m in _CN_NUM_RUN.finditer(t)]
+        for start, how in sorted(spans):
             if not self.free(start, start + 1):
                 continue
-            parsed = self._amount(start, how)
-            if parsed is None:
-                continue
-            value = parsed
-            # a range: "50-100元", "50 to 100", "50到100", "1小时 - 2小时"
-            join = _RANGE_JOIN.match(t, value.end)
-            if join and (value.type != "percent" or t[value.end - 1] == "%"):
-                nxt = _NUMBER.match(t, join.end()) or _CN_NUM_RUN.match(t, join.end())
-                if nxt and self.free(join.end(), join.end() + 1):
-                    how2 = "digits" if nxt.group()[0] in "$€£¥￥0123456789." else "chinese"
-                    start2 = nxt.start("num") if how2 == "digits" and "num" in nxt.re.groupindex else nxt.start()
-                    upper = self._amount(start2, how2, allow_bare=True)
-                    if upper is not None and (
-                        upper.unit == value.unit or value.unit is None or upper.unit is None
-                    ) and isinstance(upper.value, float) and isinstance(value.value, float):
-                        if upper.value >= value.value or value.unit is None:
-                            unit = value.unit or upper.unit
-                            kind = value.type if value.unit else upper.type
-                            low = value.value
-                            if value.unit is None and upper.raw.endswith(("k", "K", "万", "千")):
-                                # "3-5k": the multiplier of the upper end is both ends'
-                                mult = upper.value / _bare_value(upper.raw)
-                                if mult > 1:
-                                    low = low * mult
-                            value = Value(
-                                t[value.start : upper.end].strip(),
-                                kind,
-                                low,
-                                unit,
-                                value.start,
-                                upper.end,
-                                high=upper.value,
-                            )
-            if value.type == "number" and _BETWEEN.search(t[: value.start]):
-                m_and = re.match(r"\s+and\s+", t[value.end :])
-                if m_and:
-                    upper = self._amount(value.end + m_and.end(), "digits", allow_bare=True)
-                    if upper is not None and isinstance(upper.value, float):
-                        value = Value(
-                            t[value.start : upper.end],
-                            upper.type,
-                            value.value,
-                            upper.unit,
-                            value.start,
-                            upper.end,
-                            high=upper.value,
-                        )
-            self.add(value)
+            value = self._amount(start, how)
+            if value is not None:
+                self.add(self._between(self._range(value)))
+
+    def _range(self, value: Value) -> Value:
+        """ "50-100元", "50 to 100", "50到100", "1小时 - 2小时", "3-5k": a range, or the value."""
+        t = self.text
+        join = _RANGE_JOIN.match(t, value.end)
+        if not join or (value.type == "percent" and t[value.end - 1] != "%"):
+            return value
+        nxt = _NUMBER.match(t, join.end()) or _CN_NUM_RUN.match(t, join.end())
+        if not nxt or not self.free(join.end(), join.end() + 1):
+            return value
+        how = "digits" if nxt.group()[0] in "$€£¥￥0123456789." else "chinese"
+        start = nxt.start("num") if how == "digits" and "num" in nxt.re.groupindex else nxt.start()
+        upper = self._amount(start, how, allow_bare=True)
+        if (
+            upper is None
+            or not (upper.unit == value.unit or value.unit is None or upper.unit is None)
+            or not isinstance(upper.value, float)
+            or not isinstance(value.value, float)
+            or not (upper.value >= value.value or value.unit is None)
+        ):
+            return value
+        low = value.value
+        if value.unit is None and upper.raw.endswith(("k", "K", "万", "千")):
+            mult = upper.value / _bare_value(upper.raw)  # "3-5k": both ends are thousands
+            if mult > 1:
+                low *= mult
+        kind = value.type if value.unit else upper.type
+        raw = t[value.start : upper.end].strip()
+        return Value(raw, kind, low, value.unit or upper.unit, value.start, upper.end, upper.value)
+
+    def _between(self, value: Value) -> Value:
+        """ "between 50 and 100 dollars": a range written with words."""
+        t = self.text
+        if value.type != "number" or not _BETWEEN.search(t[: value.start]):
+            return value
+        m_and = re.match(r"\s+and\s+", t[value.end :])
+        if not m_and:
+            return value
+        upper = self._amount(value.end + m_and.end(), "digits", allow_bare=True)
+        if upper is None or not isinstance(upper.value, float):
+            return value
+        raw = t[value.start : upper.end]
+        return Value(raw, upper.type, value.value, upper.unit, value.start, upper.end, upper.value)
 
     def _amount(self, start: int, how: str, allow_bare: bool = False) -> Value | None:
         t = self.text
@@ -626,13 +638,18 @@ class _Finder:
             m = _AMOUNT_AT.match(t, start)
             if not m or (start > 0 and (t[start - 1].isalnum() and not _is_cjk(t[start - 1]))):
                 return None
-            if start > 0 and t[start - 1] in "._/#:-" and not allow_bare and not (
-                t[start - 1] == "-" and (start < 2 or not t[start - 2].isalnum())
+            if (
+                start > 0
+                and t[start - 1] in "._/#:-"
+                and not allow_bare
+                and not (t[start - 1] == "-" and (start < 2 or not t[start - 2].isalnum()))
             ):
                 return None
             after = t[m.end() : m.end() + 1]
-            if after and (after.isalpha() and after.isascii() and not m["mult"]) and not _unit_at(
-                t, m.end()
+            if (
+                after
+                and (after.isalpha() and after.isascii() and not m["mult"])
+                and not _unit_at(t, m.end())
             ):
                 return None  # "3x", "4th", "2fa": not an amount
             if re.match(r"[.:/]\d", t[m.end() : m.end() + 2]):
@@ -652,17 +669,27 @@ class _Finder:
             body = m.group()
             half = body.endswith("半")
             body = body.rstrip("半").rstrip("个")
-            parsed = parse_chinese_number(body) if len(body) > 1 else (
-                float(_CN_DIGIT[body]) if body in _CN_DIGIT else float(_CN_SMALL.get(body, 0)) or None
+            parsed = (
+                parse_chinese_number(body)
+                if len(body) > 1
+                else (
+                    float(_CN_DIGIT[body])
+                    if body in _CN_DIGIT
+                    else float(_CN_SMALL.get(body, 0)) or None
+                )
             )
             if parsed is None:
                 return None
             value = parsed + (0.5 if half else 0)
             end = m.end()
-            if not half and body and len(body) == 1 and body in _CN_DIGIT:
-                # a single 一/两/三 is a number only when a unit follows
-                if not _unit_at(t, end) and not re.match(r"个", t[end : end + 1]):
-                    return None
+            if (
+                not half
+                and len(body) == 1
+                and body in _CN_DIGIT
+                and not _unit_at(t, end)
+                and t[end : end + 1] != "个"
+            ):
+                return None  # a single 一/两/三 is a number only when a unit follows
             if len(body) == 1 and body in "十百千万亿" and not _unit_at(t, end):
                 return None
         unit = _unit_at(t, end)
@@ -693,8 +720,11 @@ class _Finder:
             unit = ("min", "duration", unit[2] + 1)
         if unit is not None and how == "chinese" and t[unit[2] - 1 : unit[2]] in ("个",) and half:
             pass
-        if unit is not None and unit[0] == "h" and t[end : unit[2]].strip().lower() == "h" and (
-            cur_sign or how == "chinese"
+        if (
+            unit is not None
+            and unit[0] == "h"
+            and t[end : unit[2]].strip().lower() == "h"
+            and (cur_sign or how == "chinese")
         ):
             unit = None
         # "两个半小时": the half comes after the counter
@@ -753,7 +783,9 @@ class _Finder:
         lower = _LOWER_BEFORE.search(before)
         if lower:
             wider = t[max(0, value.start - 40) : value.start - len(lower.group())]
-            if _NEGATION.search(wider) and re.search(r"over|above|more|exceed|超过|高于|大于", lower.group(), re.I):
+            if _NEGATION.search(wider) and re.search(
+                r"over|above|more|exceed|超过|高于|大于", lower.group(), re.I
+            ):
                 return "upper"  # "can't spend more than $2,000", "nothing over 80k miles"
             return "lower"
         if timely and _DEADLINE_BEFORE.search(before):
@@ -794,8 +826,10 @@ def _small_int(s: str | None) -> int | None:
         return None
     if s.isdigit():
         return int(s)
-    v = parse_chinese_number(s) if len(s) > 1 else (
-        _CN_DIGIT.get(s) if s in _CN_DIGIT else (10 if s == "十" else None)
+    v = (
+        parse_chinese_number(s)
+        if len(s) > 1
+        else (_CN_DIGIT.get(s) if s in _CN_DIGIT else (10 if s == "十" else None))
     )
     return int(v) if v is not None else None
 
@@ -826,7 +860,7 @@ def find_numbers(text: str) -> list[Value]:
 @lru_cache(maxsize=512)
 def _find_numbers(text: str) -> tuple[Value, ...]:
     if not _ANY_NUMBER.search(text):
-        return []
+        return ()
     f = _Finder(text)
     f.dates()
     f.times()

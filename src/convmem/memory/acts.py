@@ -121,7 +121,8 @@ REQUIREMENT_NOUN = re.compile(
 )
 COMMIT = re.compile(
     r"\b(?:let's go with|lets go with|let's use|lets use|let's do|let's pick|let's book|let's take"
-    r"|let's stick with|let's keep|let's switch|let's move|let's make it|let's say|go with|going with"
+    r"|let's stick with|let's keep|let's switch|let's move"
+    r"|let's make it|let's say|go with|going with"
     r"|we(?:'ll| will| are going to|'re going to) (?:go with|use|take|do|pick|book|stick|keep"
     r"|switch|move|ship|deploy|launch|buy)"
     r"|i(?:'ll| will|'m going to| am going to) (?:go with|take|do|pick|book|buy|get|use|stick"
@@ -142,7 +143,8 @@ PREFER = re.compile(
     r"(?:prefer|rather|like|love|enjoy|hate|dislike|can't stand|don't like|do not like|don't love"
     r"|am not a fan of|'m not a fan of|'m a fan of|am a fan of|lean towards?|favor|favour)\b"
     r"|\b(?:my|our) (?:preference|favorite|favourite|go-to)\b|\bpreferably\b|\bideally\b"
-    r"|\bwould be (?:nice|great|ideal|better)\b|\bi'd (?:love|like) (?:it|if|a|an|the|to have|some)\b"
+    r"|\bwould be (?:nice|great|ideal|better)\b"
+    r"|\bi'd (?:love|like) (?:it|if|a|an|the|to have|some)\b"
     r"|\bnot a (?:big )?fan of\b|\bi'm (?:more )?(?:a|an) \w+ (?:person|guy|girl|type)\b"
     r"|\b(?:rather not|if possible|if we can|nice to have|bonus if|bonus points)\b",
     _I,
@@ -150,7 +152,8 @@ PREFER = re.compile(
 OPEN = re.compile(
     r"\b(?:still|yet to|haven't|have not|hasn't|not yet|didn't) (?:decide|decided|deciding|pick"
     r"|picked|choose|chosen|settle|settled|figured out|made up (?:my|our) mind|sure)\b"
-    r"|\b(?:torn between|deciding between|choosing between|undecided|up in the air|tbd|to be decided"
+    r"|\b(?:torn between|deciding between|choosing between"
+    r"|undecided|up in the air|tbd|to be decided"
     r"|on the fence|can't decide|cannot decide|can't make up|not sure (?:whether|if|which|between)"
     r"|unsure (?:whether|if|which)|weighing|debating (?:whether|between)|either\b.*\bor\b.*\byet)\b"
     r"|\b(?:need|have) to (?:decide|choose|pick|figure out) (?:whether|between|which|if)\b",
@@ -167,7 +170,8 @@ HYPOTHETICAL = re.compile(
 NARRATION = re.compile(
     r"\b(?:yesterday|last night|this morning|earlier today|just now|a minute ago|an hour ago"
     r"|the other day|last time|last week|earlier|just)\b"
-    r"|^(?:i|we) (?:tried|ran|ran into|ran it|ran the|did|saw|got|noticed|found|checked|spent|looked"
+    r"|^(?:i|we) (?:tried|ran|ran into|ran it|ran the"
+    r"|did|saw|got|noticed|found|checked|spent|looked"
     r"|restarted|reinstalled|deleted|removed|added|changed|updated|pushed|merged|opened|clicked"
     r"|went|came|called|talked|asked|told|heard|read|watched|had|was|were|missed|forgot|lost"
     r"|broke|fixed|managed|finished|started|wanted|thought|figured|realized|tested)\b"
@@ -194,7 +198,9 @@ SETTLES = re.compile(
     r"|plenty|perfect|great)\b|\bshould (?:do|cover|work|be enough)\b|\bworks for (?:me|us)\b"
     r"|\b(?:then|it is|it's)\s*$|^(?:go|going) with\b|^(?:just|only)\s+\w+"
 )
-ZH_SETTLES = re.compile(r"(?:就行|就好|可以了?|行了?|够了|没问题|也行|挺好|不错)[吧啊呀的了。！!～~]*$|^就(?:用|选|定|要|按)")
+ZH_SETTLES = re.compile(
+    r"(?:就行|就好|可以了?|行了?|够了|没问题|也行|挺好|不错)[吧啊呀的了。！!～~]*$|^就(?:用|选|定|要|按)"
+)
 #: Someone else's rule the person relays: "my wife says", "ops froze", "电商那边要我".
 THIRD_PARTY = re.compile(
     r"\b(?:my|our|the)\s+(?:wife|husband|partner|boss|manager|lead|team|landlord|doctor|dietitian"
@@ -204,8 +210,10 @@ THIRD_PARTY = re.compile(
     r"|requires?|says?|froze|insists?)\b",
     _I,
 )
-ZH_THIRD_PARTY = re.compile(r"(?:老公|老婆|老板|领导|主管|医生|老师|学校|公司|客户|运维|安全|法务|财务|产品|房东|爸|妈|那边)"
-                            r"(?:说|要求|要我|让我|规定|不让|不给|只给|刚说)")
+ZH_THIRD_PARTY = re.compile(
+    r"(?:老公|老婆|老板|领导|主管|医生|老师|学校|公司|客户|运维|安全|法务|财务|产品|房东|爸|妈|那边)"
+    r"(?:说|要求|要我|让我|规定|不让|不给|只给|刚说)"
+)
 #: A commitment in other words: signed up, reserved, "I'll ask for", "报了", "挂了号", "先不做".
 COMMIT_MORE = re.compile(
     r"\b(?:signed up|reserved|registered|enrolled|i'll ask for|i'll throw|i'll put|i'll set aside"
@@ -213,13 +221,21 @@ COMMIT_MORE = re.compile(
     r"|we'll skip|skip the|dropping|i'm dropping|we're dropping|i picked|picked up)\b",
     _I,
 )
-ZH_COMMIT_MORE = re.compile(r"(?:报了|挂了|订了|定在|准备|我去|先用|先上|先不(?:开|做|搞|上|管)|这期不做|不做了|放弃|交了定金|下单)")
+ZH_COMMIT_MORE = re.compile(
+    r"(?:报了|挂了|订了|定在|准备|我去|先用|先上|先不(?:开|做|搞|上|管)|这期不做|不做了|放弃|交了定金|下单)"
+)
 #: A requirement stated with "needs": "the hotel needs free parking", "it needs CarPlay".
-NEEDS = re.compile(r"\b(?:needs|requires|must have|has to have)\s+(?!to\b|help\b|you\b|me\b|us\b)\w", _I)
+NEEDS = re.compile(
+    r"\b(?:needs|requires|must have|has to have)\s+(?!to\b|help\b|you\b|me\b|us\b)\w", _I
+)
 #: Chinese "X 用 Y": a named tool chosen for a role ("日志库用 loguru", "缓存先上 Redis").
-ZH_NAMED_CHOICE = re.compile(r"^[\u3400-\u9fff]{1,10}\s*(?:就|先|还是|统一|都)?(?:用|上|选|换成|改用)\s*[A-Za-z][\w.+-]*")
+ZH_NAMED_CHOICE = re.compile(
+    r"^[\u3400-\u9fff]{1,10}\s*(?:就|先|还是|统一|都)?(?:用|上|选|换成|改用)\s*[A-Za-z][\w.+-]*"
+)
 #: A Chinese statement that is a subject and a value: "超时时间30秒", "预算3000元".
-ZH_SUBJECT_VALUE = re.compile(r"^[\u3400-\u9fffA-Za-z_ ]{2,12}?\s*(?:是|为|要|在)?\s*[\d零一二两三四五六七八九十百千万]")
+ZH_SUBJECT_VALUE = re.compile(
+    r"^[\u3400-\u9fffA-Za-z_ ]{2,12}?\s*(?:是|为|要|在)?\s*[\d零一二两三四五六七八九十百千万]"
+)
 SECOND_PERSON_RULE = re.compile(
     r"^(?:you|u) (?:must|should|need to|have to|can't|cannot|shouldn't|mustn't|may not|always|never"
     r"|only)\b",
@@ -277,7 +293,9 @@ ZH_OPEN = re.compile(
     r"(?:还没(?:有)?(?:决定|定|想好|确定|选|考虑好)|没想好|没定|待定|纠结|犹豫|拿不定|不确定(?:要不要|是|用|选)"
     r"|还在考虑|在考虑|考虑中|二选一|要么.{1,20}要么|还是.{1,20}(?:没定|再说|再看))"
 )
-ZH_HYPOTHETICAL = re.compile(r"^(?:如果|要是|假如|假设|万一|也许|可能|或许|说不定|大概|估计|应该会)")
+ZH_HYPOTHETICAL = re.compile(
+    r"^(?:如果|要是|假如|假设|万一|也许|可能|或许|说不定|大概|估计|应该会)"
+)
 ZH_NARRATION = re.compile(
     r"(?:昨天|前天|刚才|刚刚|刚|今天早上|上午|下午|晚上|之前|上次|上周|那天|早上)"
     r".{0,20}(?:了|过)"
@@ -307,16 +325,139 @@ EN_CUES = frozenset(
     landing starts start due""".split()
 )
 ZH_CUES = (
-    "我们", "咱们", "我", "你", "您", "他", "她", "它", "要", "必须", "一定", "不要", "别", "不能", "不用",
-    "只能", "只", "都", "以后", "每次", "每", "用", "改成", "改为", "改", "换", "就", "吧", "吗", "呢",
-    "了", "过", "是", "有", "在", "想", "希望", "喜欢", "最好", "尽量", "订", "买", "选", "定",
-    "决定", "先", "再", "还是", "或者", "纠结", "没想好", "如果", "要是", "可能", "应该", "帮", "请",
-    "能不能", "可以", "推荐", "看看", "多少", "怎么", "什么", "哪", "好的", "谢谢", "哈哈", "太",
-    "不", "没", "预算", "以内", "以上", "以下", "不超过", "至少", "最多", "左右", "大概", "昨天",
-    "刚才", "今天", "现在", "之前", "号", "点", "元", "块", "统一", "一律", "不考虑", "不行", "就行",
-    "就好", "够了", "对", "错", "其实", "算了", "感觉", "觉得", "好像", "估计", "听说", "说",
-    "已经", "还没", "正在", "打算", "准备", "计划", "约", "报", "交", "付", "租", "住", "去", "来",
-    "吃", "不吃", "过敏", "有点", "比较", "特别", "非常", "挺", "累", "烦", "担心", "怕", "需要",
+    "我们",
+    "咱们",
+    "我",
+    "你",
+    "您",
+    "他",
+    "她",
+    "它",
+    "要",
+    "必须",
+    "一定",
+    "不要",
+    "别",
+    "不能",
+    "不用",
+    "只能",
+    "只",
+    "都",
+    "以后",
+    "每次",
+    "每",
+    "用",
+    "改成",
+    "改为",
+    "改",
+    "换",
+    "就",
+    "吧",
+    "吗",
+    "呢",
+    "了",
+    "过",
+    "是",
+    "有",
+    "在",
+    "想",
+    "希望",
+    "喜欢",
+    "最好",
+    "尽量",
+    "订",
+    "买",
+    "选",
+    "定",
+    "决定",
+    "先",
+    "再",
+    "还是",
+    "或者",
+    "纠结",
+    "没想好",
+    "如果",
+    "要是",
+    "可能",
+    "应该",
+    "帮",
+    "请",
+    "能不能",
+    "可以",
+    "推荐",
+    "看看",
+    "多少",
+    "怎么",
+    "什么",
+    "哪",
+    "好的",
+    "谢谢",
+    "哈哈",
+    "太",
+    "不",
+    "没",
+    "预算",
+    "以内",
+    "以上",
+    "以下",
+    "不超过",
+    "至少",
+    "最多",
+    "左右",
+    "大概",
+    "昨天",
+    "刚才",
+    "今天",
+    "现在",
+    "之前",
+    "号",
+    "点",
+    "元",
+    "块",
+    "统一",
+    "一律",
+    "不考虑",
+    "不行",
+    "就行",
+    "就好",
+    "够了",
+    "对",
+    "错",
+    "其实",
+    "算了",
+    "感觉",
+    "觉得",
+    "好像",
+    "估计",
+    "听说",
+    "说",
+    "已经",
+    "还没",
+    "正在",
+    "打算",
+    "准备",
+    "计划",
+    "约",
+    "报",
+    "交",
+    "付",
+    "租",
+    "住",
+    "去",
+    "来",
+    "吃",
+    "不吃",
+    "过敏",
+    "有点",
+    "比较",
+    "特别",
+    "非常",
+    "挺",
+    "累",
+    "烦",
+    "担心",
+    "怕",
+    "需要",
 )
 START_VERBS_RULE = frozenset(
     """use keep make set put stick avoid pin store split cut leave limit cap stay assume skip drop
@@ -395,8 +536,11 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
     flag("act:commit_more", COMMIT_MORE.search(low) or (zh and ZH_COMMIT_MORE.search(low)))
     flag("act:settles", SETTLES.search(low) or (zh and ZH_SETTLES.search(low)))
     flag("act:third_party", THIRD_PARTY.search(low) or (zh and ZH_THIRD_PARTY.search(low)))
-    flag("act:negated", re.search(r"\b(?:not|no|never|don't|dont|can't|won't|isn't|nothing)\b", lower)
-         or (zh and re.search(r"[不别没勿]", low)))
+    flag(
+        "act:negated",
+        re.search(r"\b(?:not|no|never|don't|dont|can't|won't|isn't|nothing)\b", lower)
+        or (zh and re.search(r"[不别没勿]", low)),
+    )
     flag("act:prefer", PREFER.search(low) or (zh and ZH_PREFER.search(low)))
     flag("act:open_choice", OPEN.search(low) or (zh and ZH_OPEN.search(low)))
     flag("act:hypothetical", HYPOTHETICAL.search(low) or (zh and ZH_HYPOTHETICAL.match(low)))
@@ -421,7 +565,23 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
         for word in _WORD.findall(lower):
             on.add(f"w:{word}")
         head = low[:2]
-        for cue in ("我", "我们", "你", "帮", "请", "不", "别", "要", "就", "先", "还", "那", "这", "改", "用"):
+        for cue in (
+            "我",
+            "我们",
+            "你",
+            "帮",
+            "请",
+            "不",
+            "别",
+            "要",
+            "就",
+            "先",
+            "还",
+            "那",
+            "这",
+            "改",
+            "用",
+        ):
             if head.startswith(cue):
                 on.add(f"zhstart:{cue}")
         size = len(low) // _ZH_LEN_UNIT
@@ -443,7 +603,9 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
             else:
                 on.add("start:other")
         size = len(words)
-    on.add("len:" + ("1-3" if size <= 3 else "4-8" if size <= 8 else "9-16" if size <= 16 else "17+"))
+    on.add(
+        "len:" + ("1-3" if size <= 3 else "4-8" if size <= 8 else "9-16" if size <= 16 else "17+")
+    )
     flag("punct:!", "!" in low or "！" in low)
     flag("punct:colon", re.search(r"[:：]", low))
     flag("punct:paren", re.search(r"[(（]", low))

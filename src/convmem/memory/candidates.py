@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from convmem.core.numbers import Value
+from convmem.core.numbers import Value, find_numbers
 from convmem.core.text import clip, paths
 from convmem.memory import acts, segment, subjects
 
@@ -124,15 +124,14 @@ def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, An
 
 
 def _rejected_value(v: Value, reading: subjects.Reading, text: str) -> bool:
-    """"2000, not 3000": 3000 is the value being replaced, not a value of the clause."""
-    before = text[max(0, v.start - 16) : v.start]
-    if re.search(
-        r"(?:\bnot|\binstead of|\brather than|\bfrom|\bwas|\bno longer|不是|而非|原来是|从|把)\s*$",
-        before,
-        re.I,
-    ):
-        return True
-    return False
+    """ "2000, not 3000": 3000 is the value being replaced, not a value of the clause."""
+    return bool(_REJECTED_BEFORE.search(text[max(0, v.start - 16) : v.start]))
+
+
+_REJECTED_BEFORE = re.compile(
+    r"(?:\bnot|\binstead of|\brather than|\bfrom|\bwas|\bno longer|不是|而非|原来是|从|把)\s*$",
+    re.I,
+)
 
 
 def _proposal(clause: segment.Clause) -> bool:
@@ -194,7 +193,8 @@ REQUIREMENT_SUBJECT = re.compile(
     r"(?:是|在|为|要|大概|差不多|控制在|不超过|不低于|最多|至少|最好|)?\s*$"
 )
 _EN_REQUIREMENT = re.compile(
-    r"\b(?:under|below|less than|at most|no more than|up to|within|max(?:imum)?|at least|over|more than"
+    r"\b(?:under|below|less than|at most|no more than"
+    r"|up to|within|max(?:imum)?|at least|over|more than"
     r"|minimum|between)\s*$",
     re.I,
 )
@@ -214,7 +214,9 @@ def requirements(text: str, numbers: list[Value]) -> list[tuple[int, int]]:
             start = n.start - len(head) + m.start()
         elif n.bound or n.high is not None:
             en = _EN_REQUIREMENT.search(text[max(0, n.start - 16) : n.start])
-            start = n.start - len(text[max(0, n.start - 16) : n.start]) + en.start() if en else n.start
+            start = (
+                n.start - len(text[max(0, n.start - 16) : n.start]) + en.start() if en else n.start
+            )
         if start is None:
             continue
         end = n.end
@@ -225,9 +227,7 @@ def requirements(text: str, numbers: list[Value]) -> list[tuple[int, int]]:
     return spans
 
 
-def candidates(
-    text: str, from_user: bool = True, after_question: bool = False
-) -> list[Candidate]:
+def candidates(text: str, from_user: bool = True, after_question: bool = False) -> list[Candidate]:
     """The candidates of one message, in order; the person's words or an assistant's.
 
     ``after_question``: the assistant's message before this one asked something (an
@@ -253,7 +253,7 @@ def candidates(
         reading = subjects.read(body, clause.opener)
         kind = act.kind
         if not from_user:
-            act.numbers = acts.find_numbers(body)
+            act.numbers = find_numbers(body)
         retraction = bool(from_user and reading.retract_target)
         asks = (
             "act:request" in act.features
@@ -264,7 +264,7 @@ def candidates(
         if spans and not retraction and kind in (None, "fact"):
             for a, b in spans:
                 sub = body[a:b]
-                nums, conditions = number_conditions(sub, acts.find_numbers(sub))
+                nums, conditions = number_conditions(sub, find_numbers(sub))
                 out.append(
                     Candidate(
                         kind="constraint",
@@ -290,16 +290,13 @@ def candidates(
                 correction_only = True
             else:
                 continue
-        values = [
-            n for n in act.numbers if not _rejected_value(n, reading, body)
-        ]
+        values = [n for n in act.numbers if not _rejected_value(n, reading, body)]
         nums, conditions = number_conditions(body, values)
         if reading.correction or clause.corrects:
             reading = subjects.Reading(
                 reading.subject,
                 True,
-                reading.scratch or "scratch" in clause.opener.lower()
-                or "算了" in clause.opener,
+                reading.scratch or "scratch" in clause.opener.lower() or "算了" in clause.opener,
                 reading.rejected,
                 reading.retract_target,
                 reading.names,

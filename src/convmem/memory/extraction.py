@@ -174,9 +174,13 @@ class Extractor:
                 refs = sorted({*existing.source_refs, ref}, key=_ref_key)
                 self.store.update_item(existing.id, source_refs_json=_json(refs))
             return None
-        if link is not None and link.relation == "supersedes" and cand.kind in ("fact", "preference"):
-            if link.target.kind in ("constraint", "decision"):
-                cand.kind = link.target.kind  # "make it 2000" restates the corrected item's kind
+        if (
+            link is not None
+            and link.relation == "supersedes"
+            and cand.kind in ("fact", "preference")
+            and link.target.kind in ("constraint", "decision")
+        ):
+            cand.kind = link.target.kind  # "make it 2000" restates the corrected item's kind
         item_id = stable_id("mem", session_id, event.seq, cand.index, cand.kind)
         if self.store.item(item_id) is not None:
             return None  # already extracted (replay)

@@ -164,9 +164,9 @@ def relate(
         if values and item.numbers and not (values - _values(item.numbers)):
             continue  # restates the same value
         item_names = set(subjects.named_choices(item.content))
-        same_kind_of_thing = bool(
-            categories & {subjects.category(x) for x in item_names}
-        ) and not (names & item_names and not (item_names - names))
+        same_kind_of_thing = bool(categories & {subjects.category(x) for x in item_names}) and not (
+            names & item_names and not (item_names - names)
+        )
         if same_unit:
             score += 3
         if same_kind_of_thing:

@@ -52,7 +52,8 @@ _PASTED_LINE = re.compile(
             r"^\s*[{}\[\]](?:,)?\s*$",
             r'^\s*"[^"\n]{1,60}"\s*:\s*',  # JSON member
             r"^\s*(?:def|class|import|from \S+ import|function|const|let|var|return|public|private"
-            r"|package|#include|func|fn|impl|struct|enum|interface|async def|export)\b[^。，]*[:({=;]",
+            r"|package|#include|func|fn|impl|struct|enum"
+            r"|interface|async def|export)\b[^。，]*[:({=;]",
             r"^\s*(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP) [A-Z*]",
             r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD) /\S* ",
             r"^\s*\d{3} (?:GET|POST|PUT|DELETE)",
@@ -149,12 +150,16 @@ def prose_lines(text: str) -> list[Span]:
             and not re.search(r"[.!?。！？]\s*$", lines[i][2])
         ):
             kinds[i] = "pasted"
-    return [Span(s, e, line) for (s, e, line), kind in zip(lines, kinds, strict=True) if kind == "prose"]
+    return [
+        Span(s, e, line) for (s, e, line), kind in zip(lines, kinds, strict=True) if kind == "prose"
+    ]
 
 
 # --- sentences ----------------------------------------------------------------------------
 
-_LIST_MARKER = re.compile(r"^\s*(?:[-*•·>+]|\d{1,2}[.)、]|[a-zA-Z][.)]|[（(]\d{1,2}[）)]|[一二三四五六七八九十][、.])\s+")
+_LIST_MARKER = re.compile(
+    r"^\s*(?:[-*•·>+]|\d{1,2}[.)、]|[a-zA-Z][.)]|[（(]\d{1,2}[）)]|[一二三四五六七八九十][、.])\s+"
+)
 _CN_LIST_MARKER = re.compile(r"^\s*(?:\d{1,2}[、.)]|[一二三四五六七八九十]、)")
 _HEADING = re.compile(r"^\s*#{1,6}\s+")
 
@@ -204,7 +209,7 @@ _LEADS_INTO_SUBJECT = frozenset(
 
 
 def _after_units(piece: str) -> list[str]:
-    """"…is 30 s. Can you…": a unit's period ends the sentence (the segmenter reads "s."
+    """ "…is 30 s. Can you…": a unit's period ends the sentence (the segmenter reads "s."
     as an abbreviation)."""
     out, pos = [], 0
     for m in _UNIT_STOP.finditer(piece):
@@ -242,8 +247,10 @@ def sentences(text: str) -> list[Span]:
     out: list[Span] = []
     for line in prose_lines(text):
         body_start = line.start
-        m = _LIST_MARKER.match(line.text) or _CN_LIST_MARKER.match(line.text) or _HEADING.match(
-            line.text
+        m = (
+            _LIST_MARKER.match(line.text)
+            or _CN_LIST_MARKER.match(line.text)
+            or _HEADING.match(line.text)
         )
         content = line.text
         if m:
@@ -305,7 +312,9 @@ _SPLIT_ZH = re.compile(
 )
 #: Chinese commas split too when both sides are clauses of their own.
 _ZH_COMMA = re.compile(r"(?:，|,(?!\d{3}))\s*")
-_ZH_LEADS_INTO = re.compile(r"^(?:不是|虽然|与其|在|如果|要是|假如|假设|万一|当|对于|关于|为了|除了|等|一旦|只要|无论|不管)")
+_ZH_LEADS_INTO = re.compile(
+    r"^(?:不是|虽然|与其|在|如果|要是|假如|假设|万一|当|对于|关于|为了|除了|等|一旦|只要|无论|不管)"
+)
 
 #: Openers trimmed from the front of a clause; the ones that mark a correction are kept.
 _OPENER = re.compile(
@@ -356,11 +365,13 @@ _FINITE = re.compile(
     re.I,
 )
 _CLAUSE_JOIN = re.compile(r",\s+|\s+and\s+(?!then\b)")
-_LEADS_IN = re.compile(r"^(?:if|when|once|unless|until|before|after|while|as long as|since)\b", re.I)
+_LEADS_IN = re.compile(
+    r"^(?:if|when|once|unless|until|before|after|while|as long as|since)\b", re.I
+)
 
 
 def _two_clauses(text: str) -> list[tuple[int, int]]:
-    """", the team already knows it", "… is 50ms and the pool is 20": a comma or an "and"
+    """ ", the team already knows it", "… is 50ms and the pool is 20": a comma or an "and"
     between two clauses that each have a verb of their own divides them."""
     if _LEADS_IN.match(text):
         return []  # "if it's slow, skip the cache": one conditional rule
@@ -380,7 +391,7 @@ def _two_clauses(text: str) -> list[tuple[int, int]]:
 
 
 def _value_list(text: str) -> list[tuple[int, int]]:
-    """"$92k base, 10% bonus target, 3 weeks PTO": a list of values is a list of clauses.
+    """ "$92k base, 10% bonus target, 3 weeks PTO": a list of values is a list of clauses.
 
     A comma divides two neighbours that both hold a number; never before the value a
     correction rejects ("2000 tokens, not 3000").
@@ -416,8 +427,14 @@ def _pieces(sentence: Span) -> list[tuple[int, int]]:
         cuts += _value_list(text) + _two_clauses(text)
     if _CJK.search(text):
         cuts = _zh_commas(text, cuts)
-        cuts += [m.span() for m in _SPLIT_EN.finditer(text) if not _CJK.search(m.group())
-                 and m.start() > 0 and m.end() < len(text) and ";" in m.group()]
+        cuts += [
+            m.span()
+            for m in _SPLIT_EN.finditer(text)
+            if not _CJK.search(m.group())
+            and m.start() > 0
+            and m.end() < len(text)
+            and ";" in m.group()
+        ]
     cuts.sort()
     out: list[tuple[int, int]] = []
     pos = 0

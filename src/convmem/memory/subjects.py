@@ -54,7 +54,9 @@ ALTERNATIVES: dict[str, tuple[str, ...]] = {
            "drone"),
     "cloud": ("aws", "gcp", "azure", "aliyun", "alibaba cloud", "tencent cloud", "digitalocean",
               "hetzner", "fly.io", "vercel", "netlify", "heroku", "cloudflare", "render"),
-    "orchestration": ("kubernetes", "k8s", "nomad", "ecs", "docker swarm", "swarm", "docker compose"),
+    "orchestration": (
+        "kubernetes", "k8s", "nomad", "ecs", "docker swarm", "swarm", "docker compose",
+    ),
     "search engine": ("elasticsearch", "opensearch", "meilisearch", "typesense", "solr", "algolia"),
     "indentation": ("tabs", "spaces"),
     "formatter": ("black", "ruff", "prettier", "autopep8", "yapf", "gofmt", "rustfmt", "biome"),
@@ -115,12 +117,19 @@ _ZH_SUBJECT_STRIP = re.compile(r"^(?:把|将|给|让|就|都|还|也|再|先|然
 
 #: "rather than X", "instead of X", "not X", "不是X而是", "把X改成", "从X改成".
 _REJECTED = (
-    re.compile(r"\b(?:rather than|instead of|in place of|replacing|replace|not|no longer|and not"
-               r"|but not|over)\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w.:/$%+-]+(?:\s+[\w.:%]+)?)", _I),
+    re.compile(
+        r"\b(?:rather than|instead of|in place of|replacing|replace|not|no longer|and not"
+        r"|but not|over)\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w.:/$%+-]+(?:\s+[\w.:%]+)?)",
+        _I,
+    ),
     re.compile(r"\b(?:from|was)\s+(?P<old>[\w.:$%+-]+(?:\s?[\w%]+)?)\s+(?:to|now)\b", _I),
     re.compile(r"不是\s*(?P<old>[^，,。而是]{1,20}?)\s*[，,]?\s*(?:而是|是|改|换)"),
-    re.compile(r"(?:把|将|从)\s*(?P<old>[^，,。]{1,20}?)\s*(?:改成|改为|换成|换为|改到|调到|调成|降到|提到|升到)"),
-    re.compile(r"(?:而不是|不用|不要用|别用|弃用|放弃)\s*(?P<old>[A-Za-z0-9_.\-]+|[\u3400-\u9fff]{1,8})"),
+    re.compile(
+        r"(?:把|将|从)\s*(?P<old>[^，,。]{1,20}?)\s*(?:改成|改为|换成|换为|改到|调到|调成|降到|提到|升到)"
+    ),
+    re.compile(
+        r"(?:而不是|不用|不要用|别用|弃用|放弃)\s*(?P<old>[A-Za-z0-9_.\-]+|[\u3400-\u9fff]{1,8})"
+    ),
 )
 _CORRECTION = re.compile(
     r"^(?:actually|correction|scratch that|wait|sorry|oops|my bad|not quite|hold on|update)\b"
@@ -144,7 +153,8 @@ _RETRACT = re.compile(
     r"|(?:the )?(?P<c>[\w\s-]{2,30}?) (?:doesn't|does not|no longer) matter(?:s)?(?: anymore)?"
     r"|drop the (?P<d>[\w\s-]{2,30}?) (?:requirement|thing|part|idea|rule)"
     r"|no need for (?:the )?(?P<e>[\w\s-]{2,30}))\b"
-    r"|(?P<f>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个|的事|的要求|那条)?(?:先)?(?:不用管了|不用考虑了|不需要了"
+    r"|(?P<f>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个"
+    r"|的事|的要求|那条)?(?:先)?(?:不用管了|不用考虑了|不需要了"
     r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不做了|不搞了)"
     r"|(?:别管|不用管|不用考虑|取消|先不搞|先别搞|先不做|先不要)(?P<g>[\u3400-\u9fffA-Za-z0-9]{1,10})",
     _I,
@@ -204,7 +214,9 @@ def content_words(text: str) -> set[str]:
     """Words (and CJK bigrams) of a text that say what it is about."""
     out = set(_content_words_all(text))
     for run in _CJK.findall(text) and re.findall(r"[\u3400-\u9fff]+", text):
-        stripped = re.sub(r"[我你他她它们的了是在要就还先用吧呢吗啊也都和或者还是没定想好决定纠结]", " ", run)
+        stripped = re.sub(
+            r"[我你他她它们的了是在要就还先用吧呢吗啊也都和或者还是没定想好决定纠结]", " ", run
+        )
         for part in stripped.split():
             out.update(part[i : i + 2] for i in range(len(part) - 1))
     return out
@@ -246,8 +258,8 @@ def _zh_subject(body: str) -> str:
             return head.lower()
         if m.start() > 12:
             break
-    m = re.match(r"^([\u3400-\u9fff]{2,6})\s*\d", body)  # 预算3000元
-    return m.group(1) if m else ""
+    lead = re.match(r"^([\u3400-\u9fff]{2,6})\s*\d", body)  # 预算3000元
+    return lead.group(1) if lead else ""
 
 
 def subject_words(key: str) -> set[str]:
@@ -285,9 +297,9 @@ def read(text: str, opener: str = "") -> Reading:
             if old and old.lower() not in _STOP:
                 rejected.append(old)
     retract = None
-    m = _RETRACT.search(whole)
-    if m:
-        target = next((g for g in m.groups() if g), None)
+    found = _RETRACT.search(whole)
+    if found:
+        target = next((g for g in found.groups() if g), None)
         if target:
             retract = target.strip()
     names = tuple(named_choices(text))
@@ -311,9 +323,10 @@ def mentions(text: str, value: str) -> bool:
     olds = find_numbers(value)
     if olds:
         have = find_numbers(text)
-        return any(
-            _same_number(o, h) for o in olds for h in have
-        ) or re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", text, _I) is not None
+        return (
+            any(_same_number(o, h) for o in olds for h in have)
+            or re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", text, _I) is not None
+        )
     return re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", text, _I) is not None
 
 

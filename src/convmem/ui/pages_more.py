@@ -3,73 +3,44 @@
 Search is :func:`convmem.retrieval.search` (the call behind ``convmem search``),
 shown with each item's score breakdown. Status is :func:`convmem.diagnostics.status`.
 
-``doctor`` findings come from :mod:`convmem.doctor` when that module is installed
-(it arrives with the host-integration work); until then the page shows status only.
-The inspector runs doctor only when asked, since its live check fires a hook call.
-:func:`doctor_findings` is the one place that knows doctor's interface.
+``doctor`` findings come from :func:`convmem.doctor.diagnose`, for the folder the
+inspector runs in. The inspector runs doctor only when asked, since its live check
+fires a hook call.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
-import inspect
-from collections.abc import Mapping
-from importlib.util import find_spec
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from convmem.errors import ConvmemError
-from convmem.ui.app import PAGE_SIZE, UserError
+from convmem.ui.app import PAGE_SIZE
 
 if TYPE_CHECKING:
     from convmem.config import Settings
-    from convmem.memory.store import MemoryStore
     from convmem.ui.app import Inspector
 
 SEARCH_LIMIT = 25
 
 
-def doctor_available() -> bool:
-    return find_spec("convmem.doctor") is not None
+def doctor_findings(settings: Settings, live: bool) -> list[dict[str, str]]:
+    """``convmem doctor`` for the folder the inspector runs in (and ``$DSH_HOME``)."""
+    from convmem.doctor import diagnose
 
-
-def _finding(value: Any) -> dict[str, str]:
-    """One finding as ``{level, message, fix}`` from whatever shape doctor returns."""
-    if hasattr(value, "as_dict"):
-        value = value.as_dict()
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = dataclasses.asdict(value)
-    if not isinstance(value, Mapping):
-        return {"level": "", "message": str(value), "fix": ""}
-    level = value.get("level") or value.get("status") or ""
-    if not level and "ok" in value:
-        level = "ok" if value["ok"] else "problem"
-    message = value.get("message") or value.get("finding") or value.get("text") or ""
-    where = value.get("host") or value.get("where") or ""
-    return {
-        "level": str(level),
-        "message": f"{where}: {message}" if where else str(message),
-        "fix": str(value.get("fix") or ""),
-    }
-
-
-def doctor_findings(settings: Settings, store: MemoryStore, live: bool) -> list[dict[str, str]]:
-    """Run :mod:`convmem.doctor` (its ``findings`` or ``run`` function) and return its
-    findings as ``{level, message, fix}``; passes ``settings``, ``store`` and ``live``
-    to the parameters the function has."""
-    module = importlib.import_module("convmem.doctor")
-    func = getattr(module, "findings", None) or getattr(module, "run", None)
-    if not callable(func):
-        raise ConvmemError("convmem.doctor has neither findings() nor run() to call")
-    offered = {"settings": settings, "store": store, "live": live}
-    params = inspect.signature(func).parameters
-    result = func(**{k: v for k, v in offered.items() if k in params})
-    if isinstance(result, Mapping):
-        result = result.get("findings", [])
-    return [_finding(f) for f in result or []]
+    dsh_home = os.environ.get("DSH_HOME")
+    findings = diagnose(
+        settings,
+        project=Path.cwd(),
+        dsh_home=Path(dsh_home).resolve() if dsh_home else None,
+        live=live,
+    )
+    return [
+        {"level": f.level, "message": f"{f.host}: {f.what}", "fix": f.fix or ""} for f in findings
+    ]
 
 
 def register(ui: Inspector) -> None:
@@ -138,11 +109,9 @@ def register(ui: Inspector) -> None:
         findings: list[dict[str, str]] | None = None
         doctor_error = ""
         if run_doctor:
-            if not doctor_available():
-                raise UserError("This convmem has no doctor yet; status is all there is.", 404)
             try:
                 findings = doctor_findings(
-                    ui.settings, store, request.query_params.get("doctor") == "live"
+                    ui.settings, request.query_params.get("doctor") == "live"
                 )
             except ConvmemError as exc:
                 doctor_error = str(exc)
@@ -151,7 +120,6 @@ def register(ui: Inspector) -> None:
             "status.html",
             report=report,
             checked=check,
-            doctor=doctor_available(),
             findings=findings,
             doctor_error=doctor_error,
         )
