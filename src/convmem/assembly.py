@@ -499,6 +499,8 @@ class Assembler:
         if item.scope:
             notes.append(f"{w['scope']}: {', '.join(item.scope)}")
         for n in item.numbers:
+            if n.get("type") in ("version", "date", "time"):
+                continue  # not a measurement: nothing to qualify
             if not n.get("conditions") and (not n.get("unit") or n.get("unit") in METRIC_UNITS):
                 notes.append(w["number_warning"].format(raw=n["raw"]))
         if item.evidence_type == "assistant_proposal":

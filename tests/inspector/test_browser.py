@@ -83,7 +83,7 @@ def test_navigation(en1: Cli, ui: Ui, page: Any) -> None:
     page.get_by_role("link", name="Search", exact=True).click()
     page.get_by_label("Query").fill("2000 tokens")
     page.get_by_role("button", name="Search").click()
-    expect_text(page.locator(".card").nth(1), "Actually, make it 2000 tokens.")
+    expect_text(page.locator(".card").nth(1), "make it 2000 tokens.")
     expect_text(page.locator(".formula").first, "× evidence")
     page.get_by_role("link", name="Status").click()
     expect_text(page.locator("h1"), "Status")
@@ -145,7 +145,7 @@ def test_memory_filters(en1: Cli, ui: Ui, page: Any) -> None:
 
 def test_an_items_lifecycle_after_a_correction(en1: Cli, ui: Ui, page: Any) -> None:
     items = items_by_content(en1)
-    old, new = items["The budget is 3000 tokens."], items["Actually, make it 2000 tokens."]
+    old, new = items["The budget is 3000 tokens."], items["make it 2000 tokens."]
     page.goto(ui.url(f"/item?id={old['id']}"))
     expect_text(page.locator(".crumbs"), "superseded")
     lifecycle = page.locator(".card", has=page.locator("h2", has_text="Lifecycle"))

@@ -172,7 +172,6 @@ def named_choices(text: str) -> list[str]:
 
 
 def _content_words(np: str) -> list[str]:
-    np = re.split(r"\s+(?:of|for|in|on|at)\s+", np, maxsplit=1, flags=_I)[0]  # head of "X of Y"
     words = []
     for w in re.findall(r"[\w./+#-]+", np.lower()):
         w = w.strip(".-")
@@ -181,7 +180,7 @@ def _content_words(np: str) -> list[str]:
         if w.endswith("s") and len(w) > 4 and not w.endswith("ss"):
             w = w[:-1]
         words.append(w)
-    return words[-3:]
+    return words[:4]
 
 
 def subject_key(text: str, numbers: list[Value] | None = None) -> str:
