@@ -48,6 +48,7 @@ BACKEND_MODULES = frozenset(
         "test_capture",
         "test_cli_data",
         "test_cli_memory",
+        "test_concurrent_writers",
         "test_extraction",
         "test_integration",
         "test_retrieval",

@@ -292,7 +292,7 @@ class TranscriptParser:
                 self._event(
                     obj,
                     "tool/result",
-                    content_text(block.get("content")),
+                    content_text(block.get("content"), tool_results=True),
                     role="tool",
                     source_kind="tool",
                     source_form="error" if block.get("is_error") else None,

@@ -198,7 +198,7 @@ class SessionLogParser:
         return {
             "type": "tool/result",
             "role": "tool",
-            "text": content_text(msg.get("content")),
+            "text": content_text(msg.get("content"), tool_results=True),
             "source_kind": _str_or_none(source.get("kind")) or "tool",
             "source_form": "error" if msg.get("isError") is True else None,
             "tool_name": self._tool_names.get(call_id or ""),
