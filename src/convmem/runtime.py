@@ -18,6 +18,7 @@ from typing import Any
 
 from convmem.capture import Capture, CaptureResult, Event, is_user_evidence
 from convmem.config import Settings, load_settings
+from convmem.errors import StoreError
 from convmem.memory.store import MemoryStore, utc_now
 
 
@@ -31,15 +32,22 @@ class ToolDecision:
 
 def open_store(settings: Settings, clock: Callable[[], str] = utc_now) -> MemoryStore:
     """Open the configured store (the SQLite file in the data dir by default)."""
+    from convmem.core.store_url import backend_of, sqlite_path
+
     url = str(settings["store"] or "")
-    if url.startswith(("postgresql://", "postgres://")):
+    if backend_of(url) == "postgresql":
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            raise StoreError(
+                "PostgreSQL support is not installed; pip install 'convmem[postgres]'"
+                " (psycopg), or leave out --store to use the SQLite file"
+            ) from None
         from convmem.memory.pg_store import PgMemoryStore
 
         store: MemoryStore = PgMemoryStore.open(url, clock)
         return store
-    if url.startswith("sqlite:///"):
-        url = url[len("sqlite:///") :]
-    return MemoryStore.open(url or str(settings.db_path), clock)
+    return MemoryStore.open(sqlite_path(url) or str(settings.db_path), clock)
 
 
 class MemoryRuntime:

@@ -193,8 +193,11 @@ def config_cmd(obj: Any, list_all: bool, as_json: bool) -> None:
         else:
             echo_table(["name", "default", "bounds", "help"], [list(r.values()) for r in rows])
         return
+    from convmem.core.store_url import mask_url
+
     settings = obj.settings
     data = {k: list(v) if isinstance(v, tuple) else v for k, v in settings.values.items()}
+    data["store"] = mask_url(str(data["store"]))
     if as_json:
         echo_json({"source": settings.source, "values": data})
     else:

@@ -47,6 +47,8 @@ RELATED_WINDOW = 40
 RELATED_MATCHES = 40
 #: The event types extraction reads; the cursor moves over the others.
 READ_TYPES = ("user/message", "assistant/message")
+#: Events extracted per write transaction.
+GROUP = 64
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[\u3400-\u9fff])|(?<=[。！？；])|\n+")
 
 
@@ -174,8 +176,8 @@ class Extractor:
         """Retry what is pending, then extract forward from the cursor.
 
         The cursor says "every message up to here was read". Other processes may
-        commit events below or between the ones this run reads, so each step checks,
-        inside its write transaction, that its event is still the next one after the
+        commit events below or between the ones this run reads, so each event is
+        checked, inside the write transaction, to be still the next one after the
         cursor; if an earlier one arrived meanwhile, the batch is read again from the
         cursor. A lock held past the bound (:class:`StoreBusyError`) is raised as it
         is: the message did not fail, so it is neither queued nor skipped.
@@ -203,38 +205,39 @@ class Extractor:
     def _process(
         self, session_id: str, events: Iterable[StoredEvent], report: ExtractionReport, retry: bool
     ) -> None:
-        for event in events:
-            try:
-                # the items of an event and the cursor past it commit together, so a
-                # process killed mid-run never extracts an event twice
-                with self.store.transaction():
+        # The items of an event and the cursor past it commit together, so a process
+        # killed mid-run never extracts an event twice. Events go in groups, one write
+        # transaction each: a writer that waits for the lock gets it between groups,
+        # not only after thousands of one-event transactions.
+        todo = list(events)
+        for start in range(0, len(todo), GROUP):
+            with self.store.transaction():
+                for event in todo[start : start + GROUP]:
                     # another process may have extracted it, or committed an earlier
                     # event, since this batch was read: inside the write transaction
                     # the answer is final
                     state = self._already_done(session_id, event.seq, retry)
-                    if state == "done":
-                        continue
                     if state == "stale":
                         return
-                    report.events += 1
-                    self.extract_event(event, report)
-                    if retry:
-                        self.store.clear_pending(session_id, event.seq)
-                    else:
-                        self.store.advance_checkpoint(session_id, "last_extract_seq", event.seq)
-            except StoreBusyError:
-                raise  # the lock, not the message: the next run takes it up in order
-            except Exception as exc:  # one bad message must not stop the others
-                report.failed += 1
-                with self.store.transaction():
-                    state = self._already_done(session_id, event.seq, retry)
-                    if state == "stale":
-                        return
-                    if state == "done":
-                        continue
-                    self.store.add_pending(session_id, event.seq, f"{type(exc).__name__}: {exc}")
-                    if not retry:
-                        self.store.advance_checkpoint(session_id, "last_extract_seq", event.seq)
+                    if state == "next":
+                        self._extract_one(event, report, retry)
+
+    def _extract_one(self, event: StoredEvent, report: ExtractionReport, retry: bool) -> None:
+        session_id = event.session_id
+        report.events += 1
+        try:
+            with self.store.transaction():  # a savepoint: a failure undoes this event only
+                self.extract_event(event, report)
+        except StoreBusyError:
+            raise  # the lock, not the message: the next run takes it up in order
+        except Exception as exc:  # one bad message must not stop the others
+            report.failed += 1
+            self.store.add_pending(session_id, event.seq, f"{type(exc).__name__}: {exc}")
+        else:
+            if retry:
+                self.store.clear_pending(session_id, event.seq)
+        if not retry:
+            self.store.advance_checkpoint(session_id, "last_extract_seq", event.seq)
 
     def _already_done(self, session_id: str, seq: int, retry: bool) -> str:
         """``done`` (nothing to do), ``next`` (extract it now) or ``stale`` (an earlier

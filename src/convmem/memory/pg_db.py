@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from convmem.core.db import MemoryDatabase, Params
+from convmem.core.store_url import mask_url as redact
 from convmem.errors import StoreBusyError, StoreError
 from convmem.memory.pg_schema import IDENTITY_TABLES, MIGRATIONS
 
@@ -46,19 +46,6 @@ def _rewrite(code: str) -> str:
     code = _IN_NOTHING.sub("= ANY('{}')", code)
     code = _LIKE.sub('ILIKE ? COLLATE "C"', code)
     return code.replace("%", "%%").replace("?", "%s")
-
-
-def redact(url: str) -> str:
-    """The URL with any password replaced, for messages and ``status``."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if parts.password is not None:
-        netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    if any(key == "password" for key, _ in query):
-        query = [(k, "***" if k == "password" else v) for k, v in query]
-        return urlunsplit(parts._replace(netloc=netloc, query=urlencode(query, safe="/*")))
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 @lru_cache(maxsize=512)
