@@ -51,6 +51,7 @@ BACKEND_MODULES = frozenset(
         "test_concurrent_writers",
         "test_extraction",
         "test_integration",
+        "test_redaction",
         "test_retrieval",
         "test_skills",
         "test_validation",

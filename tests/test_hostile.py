@@ -205,11 +205,6 @@ def test_a_50_mb_event_between_good_lines(tmp_path: Path) -> None:
         assert result.errors == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="assembly.py Assembler.assemble / AssemblyResult.as_dict log the whole query in "
-    "assembly_logs.query: every step with a 50 MB prompt stores 50 MB",
-)
 def test_a_huge_query_is_not_logged_whole(tmp_path: Path) -> None:
     with MemoryRuntime(MemoryStore.open(str(tmp_path / "m.sqlite")), load_settings(env={})) as rt:
         rt.on_events([Event("s", 1, "user/message", "The budget is 3000 tokens.")])

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from convmem.core.constants import BLOCK_MARKER, COMPACTION_EVENT_TYPES
 from convmem.core.text import clip, collapse_spaces, estimate_tokens, normalize_text, sha256_hex
 from convmem.memory.models import MemoryItem
-from convmem.privacy import scrub
+from convmem.privacy import scrub, strip_ansi
 from convmem.retrieval import EvidenceHit, Retriever, ScoredItem, insufficient
 
 if TYPE_CHECKING:
@@ -245,14 +245,17 @@ class Assembler:
         token_meter: Callable[[str], int] | None = None,
         trigger: str = "pre-step",
     ) -> AssemblyResult:
-        # the query is the host's text (a prompt): it is logged, so it is scrubbed too
+        # the query is the host's text (a prompt): it is logged, so it is scrubbed as
+        # captured text is (normalized first, so that a control character cannot hide
+        # a secret or a tag) and cut to what an event may hold
         query = normalize_text(
             scrub(
-                query,
+                normalize_text(strip_ansi(query)),
                 private=bool(self.settings["capture.drop_private"]),
                 secrets=bool(self.settings["capture.redact_secrets"]),
+                limit=int(self.settings["capture.max_text_chars"]),
             )
-        )
+        )[: int(self.settings["capture.max_text_chars"])]
         total = int(budget) if budget is not None else self.settings.budget
         meter = token_meter or estimate_tokens
         result = AssemblyResult(

@@ -26,7 +26,7 @@ from convmem.core.constants import (
 )
 from convmem.core.text import normalize_text, sha256_hex
 from convmem.errors import EventFormatError
-from convmem.privacy import scrub
+from convmem.privacy import scrub, strip_ansi
 
 if TYPE_CHECKING:
     from convmem.config import Settings
@@ -162,9 +162,12 @@ class Capture:
     def prepare(self, event: Event, now: str) -> tuple[tuple[Any, ...], tuple[Any, ...] | None]:
         """The ``events`` row (and ``archive`` row, if any) for one event."""
         # Scrub the normalized text: a control character inside a secret or a private
-        # tag would hide it from the patterns, then vanish in normalization.
-        text = normalize_text(event.text) if event.text else ""
-        scrubbed = scrub(text, private=self.drop_private, secrets=self.redact)
+        # tag would hide it from the patterns, then vanish in normalization. Colour
+        # codes go first, while their ESC is still there to recognise them by. Only
+        # what can be stored is scanned (the archive's cap, or the row's).
+        text = normalize_text(strip_ansi(event.text)) if event.text else ""
+        limit = max(self.max_chars, self.archive_max if self.archive_enabled else 0)
+        scrubbed = scrub(text, private=self.drop_private, secrets=self.redact, limit=limit)
         if scrubbed != text:
             text = normalize_text(scrubbed)
         truncated = len(text) > self.max_chars
