@@ -32,8 +32,13 @@ class ToolDecision:
 
 def open_store(settings: Settings, clock: Callable[[], str] = utc_now) -> MemoryStore:
     """Open the configured store (the SQLite file in the data dir by default)."""
+    from convmem.core.paths import UntrustedFolderError, check_data_dir
     from convmem.core.store_url import backend_of, sqlite_path
 
+    try:  # the logs go there whatever the store, and the SQLite file by default
+        check_data_dir(settings.data_dir)
+    except UntrustedFolderError as exc:
+        raise StoreError(str(exc)) from None
     url = str(settings["store"] or "")
     if backend_of(url) == "postgresql":
         try:
@@ -45,7 +50,12 @@ def open_store(settings: Settings, clock: Callable[[], str] = utc_now) -> Memory
             ) from None
         from convmem.memory.pg_store import PgMemoryStore
 
-        store: MemoryStore = PgMemoryStore.open(url, clock)
+        store: MemoryStore = PgMemoryStore.open(
+            url,
+            clock,
+            connect_timeout=int(settings["postgresql.connect_timeout_seconds"]),
+            statement_timeout=float(settings["postgresql.statement_timeout_seconds"]),
+        )
         return store
     return MemoryStore.open(sqlite_path(url) or str(settings.db_path), clock)
 
@@ -126,7 +136,9 @@ class MemoryRuntime:
         for event in self.store.events(
             session_id, types=["user/message"], newest_first=True, limit=50
         ):
-            if is_user_evidence(event.type, event.source_kind, event.text) and event.text:
+            if is_user_evidence(event.type, event.source_kind, event.text, event.role) and (
+                event.text
+            ):
                 return event.text
         return None
 

@@ -161,6 +161,20 @@ def _field(meta: dict[str, Any], *keys: str) -> str:
     return ""
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """YAML without aliases: a 400-byte file of nested aliases expands to gigabytes
+    (each alias copies its anchor's strings), and frontmatter never needs them."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+            raise _Problem(
+                f"the frontmatter uses a YAML alias (*name) at line {mark.line + 2};"
+                " aliases are not allowed, write the value out"
+            )
+        return super().compose_node(parent, index)
+
+
 def _frontmatter(lines: list[str]) -> tuple[dict[str, Any], int]:
     """The frontmatter mapping and the 0-based index of the first body line."""
     if not lines or lines[0].strip() != "---":
@@ -172,7 +186,9 @@ def _frontmatter(lines: list[str]) -> tuple[dict[str, Any], int]:
         raise _Problem("the frontmatter opened by '---' on line 1 is never closed")
     try:
         # YAML escapes can spell a lone surrogate ("\ud800"), which no database accepts
-        meta = _fix_strings(yaml.safe_load("\n".join(lines[1:end])))
+        meta = _fix_strings(yaml.load("\n".join(lines[1:end]), Loader=_NoAliasLoader))
+    except _Problem:
+        raise
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
         # ValueError: a date like 2020-13-45; RecursionError: absurdly deep nesting.
         mark = getattr(exc, "problem_mark", None)

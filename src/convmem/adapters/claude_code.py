@@ -42,6 +42,7 @@ from convmem.adapters.events import content_text
 from convmem.capture import Event
 from convmem.core.text import normalize_text, sha256_hex
 from convmem.errors import ConvmemError, EventFormatError
+from convmem.privacy import scrub
 
 if TYPE_CHECKING:
     from convmem.runtime import MemoryRuntime
@@ -68,7 +69,16 @@ def _tags(text: str) -> dict[str, str]:
 
 
 def _prompt_key(text: str) -> str:
-    return sha256_hex(normalize_text(text))[:16]
+    # over the scrubbed text: the key is stored, and must not fingerprint a private span
+    return sha256_hex(normalize_text(scrub(normalize_text(text))))[:16]
+
+
+def _storable(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return len(value) <= 1000
 
 
 def _now_iso() -> str:
@@ -336,7 +346,8 @@ class TranscriptParser:
                 continue
             name = block.get("name") if isinstance(block.get("name"), str) else None
             call_id = block.get("id") if isinstance(block.get("id"), str) else None
-            if call_id and name:
+            if call_id and name and _storable(call_id) and _storable(name):
+                # (a lone surrogate would make the stored parser state unwritable)
                 self.tools[call_id] = name
             events.append(
                 self._event(
@@ -421,13 +432,29 @@ def read_new_lines(
         line_no += 1
         try:
             obj = json.loads(raw) if raw.strip() else None
-        except ValueError:
-            obj = None  # a torn or foreign line: skipped, never fatal
+        except (ValueError, RecursionError):
+            obj = None  # a torn, foreign or absurdly nested line: skipped, never fatal
         lines.append((line_no, obj))
     state["lines"] = line_no
     if head:
         state["head"] = head
     return lines, position + end, state
+
+
+def _line_events(parser: TranscriptParser, line_no: int, obj: Mapping[str, Any]) -> list[Event]:
+    """The events of one line, or none when any of them is malformed.
+
+    ``convmem ingest`` drops such a line the same way (after parsing it, so the seqs
+    of the lines after it agree), and the hook must move on past it too: an error
+    here would leave the cursor before the line and stop capture for good.
+    """
+    try:
+        events = parser.parse_line(line_no, obj)
+        for event in events:
+            event.validate()
+    except (EventFormatError, RecursionError):
+        return []
+    return events
 
 
 def capture_transcript(
@@ -452,7 +479,7 @@ def capture_transcript(
         events: list[Event] = []
         for line_no, obj in lines:
             if isinstance(obj, Mapping):
-                events += parser.parse_line(line_no, obj)
+                events += _line_events(parser, line_no, obj)
         if compacted and not any(e.type == "compaction/start" for e in events):
             reserved = parser.reserve_compaction()
             if reserved is not None:

@@ -34,9 +34,11 @@ def migrate(obj: Any, source: str, target: str, as_json: bool) -> None:
 
     if backend_of(source) == "sqlite" and not Path(sqlite_path(source)).is_file():
         raise click.ClickException(f"no SQLite store at {source}; give an existing file or a URL")
-    src = open_store(obj.settings.with_values(store=source))
+    # copying a large table is one long statement: no statement timeout here
+    settings = obj.settings.with_values(postgresql__statement_timeout_seconds=0.0)
+    src = open_store(settings.with_values(store=source))
     try:
-        dst = open_store(obj.settings.with_values(store=target))
+        dst = open_store(settings.with_values(store=target))
         try:
             report = copy_store(src, dst)
         finally:

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from convmem.capture import is_generated, is_user_evidence
+from convmem.capture import is_generated, is_user_evidence, user_words
 from convmem.core.text import (
     clip,
     dedupe_key,
@@ -257,14 +257,14 @@ class Extractor:
 
     def extract_event(self, event: StoredEvent, report: ExtractionReport) -> None:
         if event.type == "user/message":
-            if not is_user_evidence(event.type, event.source_kind, event.text):
+            if not is_user_evidence(event.type, event.source_kind, event.text, event.role):
                 return
             from_user = True
         elif event.type == "assistant/message" and not is_generated(event.source_kind, event.text):
             from_user = False
         else:
             return
-        sentences = split_sentences(event.text)
+        sentences = split_sentences(user_words(event.text) if from_user else event.text)
         for index, sentence in enumerate(sentences):
             cand = classify(sentence, from_user)
             if cand is None:

@@ -148,7 +148,14 @@ class PgDatabase(MemoryDatabase):
 
     conn: Any  # psycopg's, with sqlite3's in_transaction, which transaction() reads
 
-    def __init__(self, url: str, *, migrate: bool = True) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        migrate: bool = True,
+        connect_timeout: int | None = None,
+        statement_timeout: float | None = None,
+    ) -> None:
         import psycopg
         from psycopg.rows import dict_row
 
@@ -161,11 +168,18 @@ class PgDatabase(MemoryDatabase):
         self.rollbacks = 0
         try:
             connection, cursor = _driver_classes()
+            # without a bound, a server that accepts the connection and never answers
+            # holds every caller (a hook too) forever; the URL's own value wins
+            extra: dict[str, Any] = {}
+            if connect_timeout and "connect_timeout" not in url:
+                extra["connect_timeout"] = max(1, int(connect_timeout))
             self.conn = connection.connect(
-                url, autocommit=True, row_factory=dict_row, cursor_factory=cursor
+                url, autocommit=True, row_factory=dict_row, cursor_factory=cursor, **extra
             )
         except psycopg.Error as exc:
             raise _explain(exc, self.path) from exc
+        if statement_timeout:
+            self.conn.execute(f"SET statement_timeout = {int(statement_timeout * 1000)}")
         # searches pass their terms as parameters: a custom plan folds lower(term) into
         # the patterns and lets the planner weigh the trigram index against the session
         self.conn.execute("SET plan_cache_mode = force_custom_plan")
