@@ -20,6 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fake_model import FakeModel, Reply, all_user_text
 from hosts import claude_env, ensure_claude_code
 
+from conftest import unavailable
+
 pytestmark = pytest.mark.e2e
 
 BUDGET = "The token budget must stay under 3000 tokens at peak load."
@@ -63,7 +65,7 @@ def _tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
 def claude() -> Path:
     binary, why = ensure_claude_code()
     if binary is None:
-        pytest.skip(f"Claude Code could not be installed, so this e2e test did not run: {why}")
+        unavailable(f"Claude Code could not be installed, so this e2e test did not run: {why}")
     return binary
 
 

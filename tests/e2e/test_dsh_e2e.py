@@ -32,6 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fake_model import FakeModel, Reply, Request
 from hosts import DshInstall, dsh_env, ensure_dsh
 
+from conftest import unavailable
+
 pytestmark = pytest.mark.e2e
 
 CONSTRAINT = "The token budget must stay under 3000 tokens at peak load."
@@ -91,7 +93,7 @@ with harness:
 def dsh() -> DshInstall:
     install, why = ensure_dsh()
     if install is None:
-        pytest.skip(f"DSH (deepseek-harness-sdk) unavailable, e2e NOT RUN: {why}")
+        unavailable(f"DSH (deepseek-harness-sdk) unavailable, e2e NOT RUN: {why}")
     return install
 
 
