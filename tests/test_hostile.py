@@ -32,7 +32,7 @@ from convmem.ingest import MAX_LINE_BYTES, ingest_file
 from convmem.memory.store import MemoryStore
 from convmem.runtime import MemoryRuntime
 from convmem.skills import SkillManager
-from helpers import hostile
+from helpers import hostile, hostile_privacy
 
 CASES = settings(
     max_examples=int(os.environ.get("CONVMEM_HOSTILE_EXAMPLES", "120")),
@@ -136,7 +136,22 @@ def test_precondition_configs(
 
 
 def test_every_surface_saw_both_outcomes(surface: hostile.Surface) -> None:
-    """The strategies are hostile enough to be refused and mild enough to be taken."""
+    """The strategies are hostile enough to be refused and mild enough to be taken.
+
+    It drives the surfaces itself, so that it holds when run alone too."""
+
+    @CASES
+    @given(
+        line=hostile.event_lines,
+        skill=hostile.skill_files(),
+        config=hostile.settings_files(),
+    )
+    def drive(line: bytes, skill: bytes, config: bytes) -> None:
+        surface.check_event_line(line)
+        surface.check_skill_file(skill)
+        surface.check_settings_file(config)
+
+    drive()
     seen = surface.seen
     for outcome in ("reported", "accepted", "skill-reported", "settings-reported"):
         assert seen[outcome] > 0, seen
@@ -412,3 +427,41 @@ def test_event_objects_built_by_hand_are_validated_by_name() -> None:
         with pytest.raises(Exception, match="'tool_name'"):
             rt.on_events([Event("s", 1, "tool/call", "x", tool_name="t" * 5000)])
         assert rt.store.count_events() == 0
+
+
+# --- the classes of issue 13 (helpers/hostile_privacy.py) --------------------------------
+
+
+@pytest.fixture(scope="module")
+def privacy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[hostile_privacy.PrivacySurface]:
+    home = tmp_path_factory.mktemp("privacy") / "home"
+    rt = MemoryRuntime.open(load_settings(home=home, env={}))
+    yield hostile_privacy.PrivacySurface(rt)
+    assert rt.store.integrity_check() == []
+    rt.close()
+
+
+@CASES
+@given(case=hostile_privacy.secret_cases)
+def test_secrets_in_hostile_text(privacy: hostile_privacy.PrivacySurface, case: Any) -> None:
+    privacy.check_secret(case)
+
+
+@CASES
+@given(case=hostile_privacy.private_cases)
+def test_private_span_variants(privacy: hostile_privacy.PrivacySurface, case: Any) -> None:
+    privacy.check_private(case)
+
+
+@settings(max_examples=12, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(case=hostile_privacy.scrubber_runs)
+def test_scrubber_runs(privacy: hostile_privacy.PrivacySurface, case: Any) -> None:
+    privacy.check_scrubber_run(case)
+
+
+@CASES
+@given(line=hostile.claude_lines)
+def test_hook_capture_moves_past_hostile_transcript_lines(
+    privacy: hostile_privacy.PrivacySurface, line: bytes
+) -> None:
+    privacy.check_hook_line(line)
