@@ -37,11 +37,13 @@ PRIVATE_MARKER = "[private: not stored]"
 #: Characters scanned past ``limit``, so that a secret or tag cut by it is seen whole.
 MARGIN = 8192
 
-#: CSI sequences (colours, cursor moves), OSC sequences (titles, hyperlinks) and the
-#: other two-character escapes; a bare ESC is left to normalization.
+#: The escape sequences programs print: CSI with the final bytes of colours, erasing
+#: and cursor moves, OSC (titles, hyperlinks), and two-character escapes. Anything
+#: wider could swallow the first letter of the text after it ("ESC[p" + "assword=")
+#: and so hide a secret's name; a stray ESC is removed by normalization instead.
 _ANSI = re.compile(
-    r"\x1b(?:\[[0-9;:?<=>]{0,64}[ -/]{0,8}[@-~]|\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)|[@-Z\\-_])"
-    r"|\x9b[0-9;:?<=>]{0,64}[ -/]{0,8}[@-~]"
+    r"\x1b(?:\[[0-9;:?<=>]{0,64}[A-HJKSTfhlmnsu]"
+    r"|\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)|[78=>DEHM])"
 )
 
 
@@ -69,7 +71,7 @@ _TAG_HINT = re.compile(rf"{_letters('private')}")
 
 def strip_ansi(text: str) -> str:
     """``text`` without terminal escape sequences."""
-    if "\x1b" not in text and "\x9b" not in text:
+    if "\x1b" not in text:
         return text
     return _ANSI.sub("", text)
 
