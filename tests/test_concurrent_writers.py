@@ -77,8 +77,15 @@ def test_four_ingest_processes_on_disjoint_parts_lose_no_memory_item(
     first = _ingest(env, files[0])
     _extraction_under_way(home, time.monotonic() + 120)
     others = [_ingest(env, f) for f in files[1:]]
-    for proc in [first, *others]:
+    for path, proc in zip(files, [first, *others], strict=True):
         _, err = proc.communicate(timeout=300)
+        for _ in range(5):
+            if proc.returncode == 0 or "stayed locked by another process" not in err:
+                break
+            # on a loaded machine a writer can wait past the lock bound: the one
+            # sentence says to try again, and ingesting again is harmless
+            proc = _ingest(env, path)
+            _, err = proc.communicate(timeout=300)
         assert proc.returncode == 0 and "Traceback" not in err, err[-2000:]
 
     events = sorted((e for p in parts for e in p), key=lambda e: e["seq"])
