@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from convmem.adapters.events import content_text
 from convmem.capture import Event
-from convmem.core.text import normalize_text, sha256_hex
+from convmem.core.text import fix_surrogates, normalize_text, sha256_hex
 from convmem.errors import ConvmemError, EventFormatError
 from convmem.privacy import scrub
 
@@ -68,17 +68,8 @@ def _tags(text: str) -> dict[str, str]:
     return {m.group(1): m.group(2).strip() for m in _TAG.finditer(text)}
 
 
-def _prompt_key(text: str) -> str:
-    # over the scrubbed text: the key is stored, and must not fingerprint a private span
+def _prompt_key(text: str) -> str:  # stored: scrubbed, never a private span's fingerprint
     return sha256_hex(normalize_text(scrub(normalize_text(text))))[:16]
-
-
-def _storable(value: str) -> bool:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return len(value) <= 1000
 
 
 def _now_iso() -> str:
@@ -346,9 +337,8 @@ class TranscriptParser:
                 continue
             name = block.get("name") if isinstance(block.get("name"), str) else None
             call_id = block.get("id") if isinstance(block.get("id"), str) else None
-            if call_id and name and _storable(call_id) and _storable(name):
-                # (a lone surrogate would make the stored parser state unwritable)
-                self.tools[call_id] = name
+            if call_id and name:  # (no lone surrogate: the state must stay storable)
+                self.tools[fix_surrogates(call_id)[:1000]] = fix_surrogates(name)[:1000]
             events.append(
                 self._event(
                     obj,
@@ -441,22 +431,6 @@ def read_new_lines(
     return lines, position + end, state
 
 
-def _line_events(parser: TranscriptParser, line_no: int, obj: Mapping[str, Any]) -> list[Event]:
-    """The events of one line, or none when any of them is malformed.
-
-    ``convmem ingest`` drops such a line the same way (after parsing it, so the seqs
-    of the lines after it agree), and the hook must move on past it too: an error
-    here would leave the cursor before the line and stop capture for good.
-    """
-    try:
-        events = parser.parse_line(line_no, obj)
-        for event in events:
-            event.validate()
-    except (EventFormatError, RecursionError):
-        return []
-    return events
-
-
 def capture_transcript(
     runtime: MemoryRuntime,
     session_id: str,
@@ -478,8 +452,15 @@ def capture_transcript(
         parser = TranscriptParser(session_id, state)
         events: list[Event] = []
         for line_no, obj in lines:
-            if isinstance(obj, Mapping):
-                events += _line_events(parser, line_no, obj)
+            if not isinstance(obj, Mapping):
+                continue
+            try:  # a malformed line yields nothing (ingest drops it too, so later seqs
+                found = parser.parse_line(line_no, obj)  # agree); raising would keep
+                for event in found:  # the cursor before it for good
+                    event.validate()
+            except (EventFormatError, RecursionError):
+                continue
+            events += found
         if compacted and not any(e.type == "compaction/start" for e in events):
             reserved = parser.reserve_compaction()
             if reserved is not None:
