@@ -418,8 +418,7 @@ def test_hook_with_a_hostile_payload_stays_silent(cli: Cli, tmp_path: Path) -> N
     ]
     for payload in payloads:
         result = cli("hook", "claude-code", input=payload, env=NO_DAEMON)
-        assert result.code == 0 and result.err == "", result
-        assert result.out == "" or json.loads(result.out)["hookSpecificOutput"]
+        assert result.code == 0 and result.err == "" and result.out == "", result
 
 
 def test_event_objects_built_by_hand_are_validated_by_name() -> None:
