@@ -41,13 +41,6 @@ def open_store(settings: Settings, clock: Callable[[], str] = utc_now) -> Memory
         raise StoreError(str(exc)) from None
     url = str(settings["store"] or "")
     if backend_of(url) == "postgresql":
-        try:
-            import psycopg  # noqa: F401
-        except ImportError:
-            raise StoreError(
-                "PostgreSQL support is not installed; pip install 'convmem[postgres]'"
-                " (psycopg), or leave out --store to use the SQLite file"
-            ) from None
         from convmem.memory.pg_store import PgMemoryStore
 
         store: MemoryStore = PgMemoryStore.open(

@@ -156,8 +156,14 @@ class PgDatabase(MemoryDatabase):
         connect_timeout: int | None = None,
         statement_timeout: float | None = None,
     ) -> None:
-        import psycopg
-        from psycopg.rows import dict_row
+        try:
+            import psycopg
+            from psycopg.rows import dict_row
+        except ImportError:
+            raise StoreError(
+                "PostgreSQL support is not installed; pip install 'convmem[postgres]'"
+                " (psycopg), or leave out --store to use the SQLite file"
+            ) from None
 
         self.url = url
         self.path = redact(url)
