@@ -464,3 +464,12 @@ def test_hook_capture_moves_past_hostile_transcript_lines(
     privacy: hostile_privacy.PrivacySurface, line: bytes
 ) -> None:
     privacy.check_hook_line(line)
+
+
+def test_soak_findings_stay_fixed(surface: hostile.Surface) -> None:
+    """Two cases the 10^5-case soak found: an assistant line whose content is ``true``
+    (it stopped ingest, and the hook at that line), and a DSH turn marker past SQLite's
+    integer range (it made every later message of the batch unstorable)."""
+    surface.check_claude_line(b'{"type": "assistant", "message": {"model": "m", "content": true}}')
+    record = {"type": "turn/start", "seq": 2, "data": {"turn": 4_611_686_018_427_387_905}}
+    surface.check_dsh_request(record, b"")

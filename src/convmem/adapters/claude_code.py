@@ -315,7 +315,7 @@ class TranscriptParser:
         content = message.get("content") if isinstance(message, Mapping) else None
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
-        blocks = [b for b in content or () if isinstance(b, Mapping)]
+        blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
         synthetic = bool(obj.get("isApiErrorMessage")) or (
             isinstance(message, Mapping) and message.get("model") == "<synthetic>"
         )

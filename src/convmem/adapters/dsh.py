@@ -77,7 +77,9 @@ def _iso_time(value: Any) -> str | None:
 
 
 def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    # (out of SQLite's range: a remembered turn would make every later message unstorable)
+    ok = isinstance(value, int) and not isinstance(value, bool) and abs(value) <= 2**62
+    return value if ok else None
 
 
 def _str_or_none(value: Any) -> str | None:
