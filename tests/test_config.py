@@ -19,6 +19,7 @@ def test_defaults_cover_every_section() -> None:
         "validation",
         "diagnostics",
         "compatibility",
+        "postgresql",
     }
     s = load_settings(env={})
     assert s.budget == 3000

@@ -87,14 +87,13 @@ def test_integrity_check_reports_damage_and_never_repairs(tmp_path: Path) -> Non
     db.close()
     data = bytearray(path.read_bytes())
     page = 4096
-    for offset in range(page * 5, min(len(data), page * 40), page):
+    # pages of the second half (rows and index entries, not the schema or meta, so the
+    # file still opens: damage at open is test_garbage_file_is_a_clear_error's case)
+    for offset in range(len(data) // page // 2 * page, len(data) - page, page * 3):
         data[offset + 10 : offset + 200] = b"\xff" * 190
     path.write_bytes(bytes(data))
     before = path.read_bytes()
-    try:
-        damaged = MemoryDatabase(path)
-    except StoreError:
-        return  # damage hit the schema: reported at open, which is also a report
+    damaged = MemoryDatabase(path)
     problems = damaged.integrity_check()
     damaged.close()
     assert problems, "damage went unnoticed"

@@ -24,7 +24,7 @@ import pytest
 import yaml
 import zstandard
 
-from conftest import Cli
+from conftest import Cli, unavailable
 from convmem.adapters.dsh import MAPPED_TYPES, SessionLogParser, read_complete_lines
 from convmem.capture import Event, is_generated, is_user_evidence
 from convmem.cli.dsh_cmds import _Loader, plugin_path
@@ -614,7 +614,17 @@ def test_install_needs_dsh_home(cli: Cli) -> None:
 
 # --------------------------------------------------------------------------- the plugin file
 NODE = shutil.which("node")
-needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
+needs_node = pytest.mark.usefixtures("node")
+
+
+@pytest.fixture
+def node() -> str:
+    """The node binary the DSH plugin runs on (in CI its absence fails the run)."""
+    if NODE is None:
+        unavailable(
+            "node is not installed (apt-get install nodejs), so the plugin test did not run"
+        )
+    return NODE
 
 
 def run_harness(scenario: str, config: dict[str, Any], timeout: float = 60) -> dict[str, Any]:
@@ -704,8 +714,7 @@ def test_plugin_fails_open(tmp_path: Path, command: list[str], logged: str) -> N
     }
     out = run_harness("unavailable", config)
     for key in ("preStep", "preStep2", "preStep3", "preStep4"):
-        assert out[key]["added"] == []
-        assert out[key]["ms"] < 1200  # never much past the deadline
+        assert out[key]["added"] == []  # (how soon it gives up: bench/dsh_roundtrip.py)
     assert out["preExecute"]["nextCalled"] is True
     assert out["status"]["kind"] == "error"
     assert logged in (tmp_path / "dsh-plugin.log").read_text("utf-8")

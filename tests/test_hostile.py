@@ -32,7 +32,7 @@ from convmem.ingest import MAX_LINE_BYTES, ingest_file
 from convmem.memory.store import MemoryStore
 from convmem.runtime import MemoryRuntime
 from convmem.skills import SkillManager
-from helpers import hostile
+from helpers import hostile, hostile_privacy
 
 CASES = settings(
     max_examples=int(os.environ.get("CONVMEM_HOSTILE_EXAMPLES", "120")),
@@ -136,7 +136,22 @@ def test_precondition_configs(
 
 
 def test_every_surface_saw_both_outcomes(surface: hostile.Surface) -> None:
-    """The strategies are hostile enough to be refused and mild enough to be taken."""
+    """The strategies are hostile enough to be refused and mild enough to be taken.
+
+    It drives the surfaces itself, so that it holds when run alone too."""
+
+    @CASES
+    @given(
+        line=hostile.event_lines,
+        skill=hostile.skill_files(),
+        config=hostile.settings_files(),
+    )
+    def drive(line: bytes, skill: bytes, config: bytes) -> None:
+        surface.check_event_line(line)
+        surface.check_skill_file(skill)
+        surface.check_settings_file(config)
+
+    drive()
     seen = surface.seen
     for outcome in ("reported", "accepted", "skill-reported", "settings-reported"):
         assert seen[outcome] > 0, seen
@@ -205,11 +220,6 @@ def test_a_50_mb_event_between_good_lines(tmp_path: Path) -> None:
         assert result.errors == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="assembly.py Assembler.assemble / AssemblyResult.as_dict log the whole query in "
-    "assembly_logs.query: every step with a 50 MB prompt stores 50 MB",
-)
 def test_a_huge_query_is_not_logged_whole(tmp_path: Path) -> None:
     with MemoryRuntime(MemoryStore.open(str(tmp_path / "m.sqlite")), load_settings(env={})) as rt:
         rt.on_events([Event("s", 1, "user/message", "The budget is 3000 tokens.")])
@@ -408,8 +418,7 @@ def test_hook_with_a_hostile_payload_stays_silent(cli: Cli, tmp_path: Path) -> N
     ]
     for payload in payloads:
         result = cli("hook", "claude-code", input=payload, env=NO_DAEMON)
-        assert result.code == 0 and result.err == "", result
-        assert result.out == "" or json.loads(result.out)["hookSpecificOutput"]
+        assert result.code == 0 and result.err == "" and result.out == "", result
 
 
 def test_event_objects_built_by_hand_are_validated_by_name() -> None:
@@ -417,3 +426,50 @@ def test_event_objects_built_by_hand_are_validated_by_name() -> None:
         with pytest.raises(Exception, match="'tool_name'"):
             rt.on_events([Event("s", 1, "tool/call", "x", tool_name="t" * 5000)])
         assert rt.store.count_events() == 0
+
+
+# --- the classes of issue 13 (helpers/hostile_privacy.py) --------------------------------
+
+
+@pytest.fixture(scope="module")
+def privacy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[hostile_privacy.PrivacySurface]:
+    home = tmp_path_factory.mktemp("privacy") / "home"
+    rt = MemoryRuntime.open(load_settings(home=home, env={}))
+    yield hostile_privacy.PrivacySurface(rt)
+    assert rt.store.integrity_check() == []
+    rt.close()
+
+
+@CASES
+@given(case=hostile_privacy.secret_cases)
+def test_secrets_in_hostile_text(privacy: hostile_privacy.PrivacySurface, case: Any) -> None:
+    privacy.check_secret(case)
+
+
+@CASES
+@given(case=hostile_privacy.private_cases)
+def test_private_span_variants(privacy: hostile_privacy.PrivacySurface, case: Any) -> None:
+    privacy.check_private(case)
+
+
+@settings(max_examples=12, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(case=hostile_privacy.scrubber_runs)
+def test_scrubber_runs(privacy: hostile_privacy.PrivacySurface, case: Any) -> None:
+    privacy.check_scrubber_run(case)
+
+
+@CASES
+@given(line=hostile.claude_lines)
+def test_hook_capture_moves_past_hostile_transcript_lines(
+    privacy: hostile_privacy.PrivacySurface, line: bytes
+) -> None:
+    privacy.check_hook_line(line)
+
+
+def test_soak_findings_stay_fixed(surface: hostile.Surface) -> None:
+    """Two cases the 10^5-case soak found: an assistant line whose content is ``true``
+    (it stopped ingest, and the hook at that line), and a DSH turn marker past SQLite's
+    integer range (it made every later message of the batch unstorable)."""
+    surface.check_claude_line(b'{"type": "assistant", "message": {"model": "m", "content": true}}')
+    record = {"type": "turn/start", "seq": 2, "data": {"turn": 4_611_686_018_427_387_905}}
+    surface.check_dsh_request(record, b"")

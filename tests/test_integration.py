@@ -21,7 +21,7 @@ def test_assemble_shows_resident_core_and_relevant_rules(tmp_path: Path) -> None
     rt.on_events([Event("r", 1, "user/message", "Please release a new version and push the tag.")])
     text = rt.assemble("r", [], query="release a new version and push the tag to main").text
     core = text[text.index("## Memory: resident skills") : text.index("## Memory: relevant rules")]
-    assert "[release] Cut a release of the orders-api service" in core
+    assert "[skill release] Cut a release of the orders-api service" in core
     assert "Run the full test suite" in core
     rules = text[text.index("## Memory: relevant rules") :]
     assert f"[rule {SKILL}:22] Never push directly to the main branch." in rules

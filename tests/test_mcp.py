@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from conftest import FIXTURES, Cli
+from conftest import FIXTURES, Cli, require_module
 
-pytest.importorskip("mcp")
+require_module("mcp")
 
-import anyio  # the SDK depends on it
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+import anyio  # noqa: E402  (the SDK depends on it)
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
 
 TOOLS = {"search", "inspect", "status", "explain"}
 

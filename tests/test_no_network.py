@@ -24,9 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from conftest import FIXTURES, REPO
+from conftest import FIXTURES, REPO, require_module
 
 GUARD = Path(__file__).resolve().parent / "helpers" / "netguard"
 OFFLINE = Path(__file__).resolve().parent / "helpers" / "offline.py"
@@ -172,7 +170,7 @@ def test_every_command_and_entry_point_runs_offline(tmp_path: Path) -> None:
 
 
 def _mcp_session(env: dict[str, str]) -> None:
-    pytest.importorskip("mcp")
+    require_module("mcp")
     messages = [
         {
             "id": 1,

@@ -300,6 +300,21 @@ def test_text_postgresql_cannot_hold_is_repaired_not_refused(pg: pg_server.PgBac
 # --- locks ------------------------------------------------------------------------------------
 
 
+def _wait_for_a_lock_waiter(url: str) -> None:
+    """Until another connection waits for an advisory lock (the condition, not a time)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as watcher:
+        for _ in range(3000):
+            row = watcher.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            ).fetchone()
+            if row and row[0]:
+                return
+            time.sleep(0.01)
+    raise AssertionError("no connection ever waited for the session's lock")
+
+
 def test_a_session_runs_one_read_then_write_transaction_at_a_time(
     pg: pg_server.PgBackend,
 ) -> None:
@@ -320,7 +335,7 @@ def test_a_session_runs_one_read_then_write_transaction_at_a_time(
             other.join(5)  # another session never waits
             same = threading.Thread(target=contend, args=("s",))
             same.start()
-            time.sleep(0.3)
+            _wait_for_a_lock_waiter(url)  # `second` is blocked on the session's lock
             order.append("first:s")
         same.join(5)
         assert order == ["second:t", "first:s", "second:s"]

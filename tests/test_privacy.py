@@ -94,6 +94,16 @@ PRIVATE_TEXTS = [
     f"multi\nline <private>\n{CANARY}\n</private> tail",
     "x" * 19_990 + f" <private>{CANARY} straddles the cap</private>",  # truncated + archived
     "y" * 30_000 + f" <private>{CANARY} only in the archive</private>",
+    # evasions (issue 13, item 5): nesting, variants of the tag, full-width brackets,
+    # and a span split across two events
+    f"a <private>outer <private>inner</private> {CANARY} tail</private> b",
+    f"<private >{CANARY}</private > spaced",
+    f'< private class="x">{CANARY}</ PRIVATE> attributes',
+    f"self-closing <private/>{CANARY}",
+    f"全角 ＜private＞{CANARY}＜／private＞ 公开部分",
+    f"＜ｐｒｉｖａｔｅ＞{CANARY}＜／ｐｒｉｖａｔｅ＞ full-width letters",
+    f"first half <private>{CANARY} continues in the next message",
+    f"{CANARY} is still private</private> and this part is public",
 ]
 
 
@@ -371,11 +381,6 @@ def test_a_rejected_events_private_text_stays_out_of_the_error_log(tmp_path: Pat
     assert _leaks(home, CANARY) == [] and _leaks(home, "AKIAIOSFODNN7EXAMPLE") == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="assembly.py Assembler.assemble scrubs the query before normalize_text, so a "
-    "control character hides a secret or a private tag until normalization removes it",
-)
 def test_a_control_character_cannot_hide_a_secret_in_a_query(tmp_path: Path) -> None:
     home = tmp_path / "home"
     with MemoryRuntime.open(load_settings(home=home, env={})) as rt:

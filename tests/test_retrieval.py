@@ -44,9 +44,7 @@ def test_query_signals() -> None:
     assert "src/app.py" in sig.paths and "retry logic" in sig.quotes
     assert "200 ms" in sig.numbers and "MAX_RETRIES" in sig.exact
     assert "retry" in sig.terms and "the" not in sig.terms
-    assert (stem("adopted") == "adopt" and stem("paintings") == "painting"[:-3]) or stem(
-        "paintings"
-    ) == "paint"
+    assert stem("adopted") == "adopt" and stem("paintings") == "paint"
 
 
 @pytest.fixture
@@ -79,7 +77,7 @@ def test_chinese_queries_use_bigrams(rt) -> None:  # type: ignore[no-untyped-def
 def test_min_score_misses_are_reported(rt) -> None:  # type: ignore[no-untyped-def]
     strict = rt.settings.with_values(retrieval__min_score=5.0)
     found = Retriever(rt.store, strict).retrieve("en1", "latency")
-    assert not found.items
+    assert not found.items and found.omitted
     assert all(
         "below retrieval.min_score" in o.reason or "superseded" in o.reason for o in found.omitted
     )
@@ -93,7 +91,8 @@ def test_evidence_never_includes_generated_or_tool_text(rt) -> None:  # type: ig
     for hit in hits:
         if r.quotable(hit.event):
             assert hit.event.type == "user/message"
-    assert all("99999" not in h.text for h in hits if r.quotable(h.event))
+    quoted = [h for h in hits if r.quotable(h.event)]
+    assert quoted and all("99999" not in h.text for h in quoted)
 
 
 def test_expand_and_inspect(rt) -> None:  # type: ignore[no-untyped-def]

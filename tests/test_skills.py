@@ -517,7 +517,7 @@ BAD_FILES: list[tuple[str, bytes, str]] = [
     ("unclosed", b"---\nname: x\n- Always x y.\n", "opened by '---' on line 1 is never closed"),
     ("bad-date", b"---\nname: d\nsince: 2020-13-45\n---\n", "YAML (month must be in 1..12)"),
     ("deep-yaml", b"---\nx: " + b"[" * 5000 + b"\n---\n", "is not valid YAML"),
-    ("alias", b"---\nname: *nope\n---\n", "found undefined alias"),
+    ("alias", b"---\nname: *nope\n---\n", "uses a YAML alias"),
     ("binary", b"---\nname: b\n---\n\x00\x01\x02", "is binary"),
     ("latin1", b"---\nname: l\n---\n- caf\xe9 always\n", "is not valid UTF-8"),
     ("empty", b"  \n\n", "the file is empty"),

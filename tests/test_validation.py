@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -326,9 +325,7 @@ def test_script_failures_are_errors_not_crashes(check: dict[str, Any], error: st
 
 
 def test_script_that_hangs_is_stopped() -> None:
-    started = time.monotonic()
     result = check_text("text", script("hang"), validation__script_timeout_seconds=0.5)
-    assert time.monotonic() - started < 10
     assert result.errors == ("check s-hang: script timed out after 0.5 s and was stopped",)
     assert result.skipped == 1 and not result.ok
 

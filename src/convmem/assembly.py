@@ -13,10 +13,13 @@ turn it into a message. The same state and settings give byte-identical text.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from convmem.capture import is_convmem_block
 from convmem.core.constants import BLOCK_MARKER
 from convmem.core.text import clip, collapse_spaces, estimate_tokens, normalize_text, sha256_hex
 from convmem.delivery import Budget as _Budget
@@ -28,7 +31,7 @@ from convmem.delivery import (
     utf16_units,
 )
 from convmem.memory.models import MemoryItem
-from convmem.privacy import scrub
+from convmem.privacy import scrub, strip_ansi
 from convmem.retrieval import EvidenceHit, Retriever, ScoredItem, insufficient
 
 if TYPE_CHECKING:
@@ -153,6 +156,26 @@ METRIC_UNITS = frozenset(
 )
 
 
+#: Every character a reader may take for the end of a line (str.splitlines' set).
+_LINE_BREAKS = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+#: Characters that would let a field forge a label: brackets and the separator.
+_LABEL_FORGERY = str.maketrans({"[": "(", "]": ")", "·": "-"})
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: each line break (U+2028 and its kin too) becomes " ⏎ ", so
+    no quoted text can start a line of its own in the block."""
+    return _LINE_BREAKS.sub(" ⏎ ", text)
+
+
+def label_text(text: str, limit: int = 120) -> str:
+    """A field (a session id, a skill name, a path, a time) fit for a ``[…]`` label:
+    one line, no brackets or label separators, no control characters, at most
+    ``limit`` characters. It can never close its label or open another."""
+    text = "".join(" " if unicodedata.category(c)[0] in "CZ" and c != " " else c for c in text)
+    return clip(collapse_spaces(text.translate(_LABEL_FORGERY)), limit)
+
+
 @dataclass
 class AssemblyResult:
     """The block and everything needed to explain it afterwards."""
@@ -239,14 +262,17 @@ class Assembler:
         ``shadowed`` are the seq ranges a host's compactions hid (DSH says exactly which);
         every other event counts as visible.
         """
-        # the query is the host's text (a prompt): it is logged, so it is scrubbed too
+        # the query is the host's text (a prompt): it is logged, so it is scrubbed as
+        # captured text is (normalized first, so that a control character cannot hide
+        # a secret or a tag) and cut to what an event may hold
         query = normalize_text(
             scrub(
-                query,
+                normalize_text(strip_ansi(query)),
                 private=bool(self.settings["capture.drop_private"]),
                 secrets=bool(self.settings["capture.redact_secrets"]),
+                limit=int(self.settings["capture.max_text_chars"]),
             )
-        )
+        )[: int(self.settings["capture.max_text_chars"])]
         total = int(budget) if budget is not None else self.settings.budget
         meter = token_meter or estimate_tokens
         result = AssemblyResult(
@@ -297,7 +323,7 @@ class Assembler:
             preamble = PREAMBLE_UPDATE[self.locale]
         else:
             preamble = (PREAMBLE_COMPACT if total < COMPACT_HEADER_BELOW else PREAMBLE)[self.locale]
-        header = f"{BLOCK_MARKER} session {session_id}\n{preamble}"
+        header = f"{BLOCK_MARKER} session {label_text(session_id)}\n{preamble}"
         b = _Budget(total, meter, caps[0], earlier, caps[1])
         header_cost = b.cost(header)
         if header_cost > total:
@@ -433,7 +459,12 @@ class Assembler:
     ) -> Callable[[Sequence[int]], bool]:
         """A predicate: are all these source events still visible to the model?"""
         if visible is not None:
-            texts = [collapse_spaces(v) for v in visible if v]
+            # An event is visible when a visible message is that event, or when one of
+            # convmem's own blocks (re-injected earlier) quotes it. Any other message
+            # that merely quotes it (a compaction summary, which may quote it out of
+            # context or wrongly) does not show the event itself.
+            texts = {collapse_spaces(v) for v in visible if v}
+            blocks = [t for t in texts if is_convmem_block(t)]
             cache: dict[int, bool] = {}
 
             def in_messages(seqs: Sequence[int]) -> bool:
@@ -441,7 +472,7 @@ class Assembler:
                     return False
                 for ev in self.store.events_by_seq(session_id, [s for s in seqs if s not in cache]):
                     body = collapse_spaces(ev.text)
-                    cache[ev.seq] = bool(body) and any(body in t for t in texts)
+                    cache[ev.seq] = bool(body) and (body in texts or any(body in t for t in blocks))
                 return all(cache.get(s, False) for s in seqs)
 
             return in_messages
@@ -464,14 +495,14 @@ class Assembler:
             return
         w, heading = self.words, self.headings["task"]
         if state.goal:
-            b.add("task", heading, f"- {w['goal']}: {state.goal}", "task:goal")
+            b.add("task", heading, f"- {w['goal']}: {one_line(state.goal)}", "task:goal")
         for key, values in (
             ("progress", state.progress),
             ("blockers", state.blockers),
             ("open", state.open_items),
         ):
             for n, value in enumerate(values):
-                b.add("task", heading, f"- {w[key]}: {value}", f"task:{key}:{n}")
+                b.add("task", heading, f"- {w[key]}: {one_line(value)}", f"task:{key}:{n}")
 
     def _rules_sections(self, b: _Budget, query: str) -> None:
         if not self.store.has_skills():
@@ -480,19 +511,19 @@ class Assembler:
 
         skills = SkillManager(self.store, self.settings)
         for n, (name, line) in enumerate(skills.resident_core()):
-            b.add(
-                "rules-core", self.headings["rules-core"], f"- [{name}] {line}", f"core:{name}:{n}"
-            )
+            text = f"- [skill {label_text(name)}] {one_line(line)}"
+            b.add("rules-core", self.headings["rules-core"], text, f"core:{name}:{n}")
         limit = int(self.settings["skills.max_rules"])
         for rule in skills.select_rules(query, limit):
-            b.add("rules", self.headings["rules"], f"- [{rule.label}] {rule.render()}", rule.id)
+            text = f"- [{label_text(rule.label, 300)}] {one_line(rule.render())}"
+            b.add("rules", self.headings["rules"], text, rule.id)
 
     def _item_line(self, item: MemoryItem) -> str:
         w = self.words
         label = f"mem {item.id} · {item.kind} · {w.get(item.evidence_type, item.evidence_type)}"
         if item.status == "disputed":
             label += f" · {w['disputed']}"
-        line = f"- [{label}] {item.content}"
+        line = f"- [{label}] {one_line(item.content)}"
         notes = []
         if item.conditions:
             notes.append(f"{w['conditions']}: {', '.join(item.conditions)}")
@@ -523,14 +554,14 @@ class Assembler:
     def _evidence_line(self, hit: EvidenceHit, stale: Sequence[tuple[str, str, str]] = ()) -> str:
         ev = hit.event
         limit = int(self.settings["assembly.max_evidence_chars"])
-        when = f" · {ev.time[:10]}" if ev.time else ""
+        when = f" · {label_text(ev.time[:10])}" if ev.time else ""
         who = "" if ev.type == "user/message" else f" · {ev.type}"
         body = hit.text
         for clause, item_id, status in stale:
             # quote faithfully, but never let a replaced or withdrawn value read as current
             word = self.words["stale" if status == "superseded" else "withdrawn"]
             body = body.replace(clause, f"⟦{word} {item_id}⟧")
-        text = clip(body.replace("\n", " ⏎ "), limit)
+        text = clip(one_line(body), limit)
         return f"- [ev seq:{ev.seq}{who}{when}] {text}"
 
     def _notice_section(
@@ -552,7 +583,8 @@ class Assembler:
                 text = w["superseded"].format(
                     old=clip(old.content, 160), refs=refs, new=old.superseded_by
                 )
-                b.add("notice", heading, f"- [mem {old.id}] {text}", f"notice:{old.id}")
+                line = f"- [mem {old.id}] {one_line(text)}"
+                b.add("notice", heading, line, f"notice:{old.id}")
         disputed = self.store.count_items(session_id, "disputed")
         if disputed:
             newest = self.store.items(session_id, ("disputed",), newest=6)
@@ -564,7 +596,7 @@ class Assembler:
 
             reminder = Validator(self.store, self.settings).repair_reminder(session_id)
             if reminder:
-                b.add("notice", heading, f"- [repair] {reminder}", "notice:repair")
+                b.add("notice", heading, f"- [repair] {one_line(reminder)}", "notice:repair")
         if policy == "none":
             b.add("notice", heading, f"- {w['policy_none']}", "notice:policy")
         if not found and (retrieval.signals.terms or retrieval.signals.short_terms):

@@ -26,7 +26,7 @@ from convmem.core.constants import (
 )
 from convmem.core.text import normalize_text, sha256_hex
 from convmem.errors import EventFormatError
-from convmem.privacy import scrub
+from convmem.privacy import scrub, strip_ansi
 
 if TYPE_CHECKING:
     from convmem.config import Settings
@@ -108,13 +108,45 @@ def is_generated(source_kind: str | None, text: str = "") -> bool:
     return source_kind in GENERATED_SOURCE_KINDS or is_convmem_block(text)
 
 
-def is_user_evidence(event_type: str, source_kind: str | None, text: str) -> bool:
-    """True only for what the person typed: a user message from a user source kind."""
+def is_user_evidence(
+    event_type: str, source_kind: str | None, text: str, role: str | None = None
+) -> bool:
+    """True only for what the person typed: a user message from a user source kind,
+    in the user's role (a ``user/message`` recorded with another role is not)."""
     return (
         event_type == "user/message"
         and source_kind in USER_SOURCE_KINDS
+        and role in (None, "user")
         and not is_convmem_block(text)
     )
+
+
+def user_words(text: str) -> str:
+    """A user message without any convmem block pasted into it.
+
+    A block that opens the message makes the whole message generated
+    (:func:`is_convmem_block`). One pasted after the person's own words is cut out:
+    its marker line, the preamble line after it, and every following line that is a
+    block line (a ``## `` heading or a ``- `` item), up to the first line that is not.
+    """
+    if BLOCK_MARKER not in text:
+        return text
+    lines = text.split("\n")
+    kept: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        at = line.find(BLOCK_MARKER)
+        if at < 0:
+            kept.append(line)
+            i += 1
+            continue
+        if line[:at].strip():
+            kept.append(line[:at].rstrip())
+        i += 2  # the marker line and the preamble
+        while i < len(lines) and lines[i].lstrip().startswith(("## ", "- ")):
+            i += 1
+    return "\n".join(kept).strip()
 
 
 def is_convmem_block(text: str) -> bool:
@@ -162,9 +194,12 @@ class Capture:
     def prepare(self, event: Event, now: str) -> tuple[tuple[Any, ...], tuple[Any, ...] | None]:
         """The ``events`` row (and ``archive`` row, if any) for one event."""
         # Scrub the normalized text: a control character inside a secret or a private
-        # tag would hide it from the patterns, then vanish in normalization.
-        text = normalize_text(event.text) if event.text else ""
-        scrubbed = scrub(text, private=self.drop_private, secrets=self.redact)
+        # tag would hide it from the patterns, then vanish in normalization. Colour
+        # codes go first, while their ESC is still there to recognise them by. Only
+        # what can be stored is scanned (the archive's cap, or the row's).
+        text = normalize_text(strip_ansi(event.text)) if event.text else ""
+        limit = max(self.max_chars, self.archive_max if self.archive_enabled else 0)
+        scrubbed = scrub(text, private=self.drop_private, secrets=self.redact, limit=limit)
         if scrubbed != text:
             text = normalize_text(scrubbed)
         truncated = len(text) > self.max_chars

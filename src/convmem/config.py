@@ -44,6 +44,20 @@ S = Setting
 SETTINGS: tuple[Setting, ...] = (
     S("data_dir", "", "Folder for the database and logs; empty means the platform default."),
     S("store", "", "Storage URL; empty means the SQLite file in the data dir."),
+    S(
+        "postgresql.connect_timeout_seconds",
+        10,
+        "Give up connecting to a PostgreSQL store after this long (a hook then fails open).",
+        1,
+        600,
+    ),
+    S(
+        "postgresql.statement_timeout_seconds",
+        30.0,
+        "Cancel a PostgreSQL statement that runs longer than this (0: never).",
+        0,
+        3600,
+    ),
     # capture
     S("capture.enabled", True, "Record host events at all."),
     S("capture.max_text_chars", MAX_EVENT_TEXT_CHARS, "Characters kept per event.", 1000, 1e6),

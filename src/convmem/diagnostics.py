@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from convmem.core.constants import COMPACTION_EVENT_TYPES
 from convmem.core.db import sqlite_info
 from convmem.core.schema import SCHEMA_VERSION
+from convmem.core.store_url import mask_url
 from convmem.errors import StoreError
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def _location(store: MemoryStore, settings: Settings) -> str:
     # a PostgreSQL store's path is its URL with any password masked
     if store.backend == "postgresql":
         return str(store.db.path)
-    return str(settings["store"] or settings.db_path)
+    return mask_url(str(settings["store"] or settings.db_path))
 
 
 def _overview(store: MemoryStore, settings: Settings, session_id: str | None) -> dict[str, Any]:

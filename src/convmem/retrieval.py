@@ -279,7 +279,7 @@ class Retriever:
         if is_generated(event.source_kind, event.text):
             return False
         if event.type == "user/message" and not is_user_evidence(
-            event.type, event.source_kind, event.text
+            event.type, event.source_kind, event.text, event.role
         ):
             return False
         return not self.evidence_types or event.type in self.evidence_types

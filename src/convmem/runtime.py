@@ -18,6 +18,7 @@ from typing import Any
 
 from convmem.capture import Capture, CaptureResult, Event, is_user_evidence
 from convmem.config import Settings, load_settings
+from convmem.errors import StoreError
 from convmem.memory.store import MemoryStore, utc_now
 
 
@@ -35,15 +36,25 @@ class ToolDecision:
 
 def open_store(settings: Settings, clock: Callable[[], str] = utc_now) -> MemoryStore:
     """Open the configured store (the SQLite file in the data dir by default)."""
+    from convmem.core.paths import UntrustedFolderError, check_data_dir
+    from convmem.core.store_url import backend_of, sqlite_path
+
+    try:  # the logs go there whatever the store, and the SQLite file by default
+        check_data_dir(settings.data_dir)
+    except UntrustedFolderError as exc:
+        raise StoreError(str(exc)) from None
     url = str(settings["store"] or "")
-    if url.startswith(("postgresql://", "postgres://")):
+    if backend_of(url) == "postgresql":
         from convmem.memory.pg_store import PgMemoryStore
 
-        store: MemoryStore = PgMemoryStore.open(url, clock)
+        store: MemoryStore = PgMemoryStore.open(
+            url,
+            clock,
+            connect_timeout=int(settings["postgresql.connect_timeout_seconds"]),
+            statement_timeout=float(settings["postgresql.statement_timeout_seconds"]),
+        )
         return store
-    if url.startswith("sqlite:///"):
-        url = url[len("sqlite:///") :]
-    return MemoryStore.open(url or str(settings.db_path), clock)
+    return MemoryStore.open(sqlite_path(url) or str(settings.db_path), clock)
 
 
 class MemoryRuntime:
@@ -145,7 +156,9 @@ class MemoryRuntime:
         for event in self.store.events(
             session_id, types=["user/message"], newest_first=True, limit=50
         ):
-            if is_user_evidence(event.type, event.source_kind, event.text) and event.text:
+            if is_user_evidence(event.type, event.source_kind, event.text, event.role) and (
+                event.text
+            ):
                 return event.text
         return None
 

@@ -161,6 +161,22 @@ def _field(meta: dict[str, Any], *keys: str) -> str:
     return ""
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """No aliases (a 400-byte bomb expands to gigabytes) and no lone surrogate ("\\ud800")."""
+
+    def construct_yaml_str(self, node: Any) -> str:
+        return fix_surrogates(str(super().construct_yaml_str(node)))
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            line = self.peek_event().start_mark.line + 2  # type: ignore[no-untyped-call]
+            raise _Problem(f"the frontmatter uses a YAML alias at line {line}; write it out")
+        return super().compose_node(parent, index)
+
+
+_NoAliasLoader.add_constructor("tag:yaml.org,2002:str", _NoAliasLoader.construct_yaml_str)
+
+
 def _frontmatter(lines: list[str]) -> tuple[dict[str, Any], int]:
     """The frontmatter mapping and the 0-based index of the first body line."""
     if not lines or lines[0].strip() != "---":
@@ -171,8 +187,9 @@ def _frontmatter(lines: list[str]) -> tuple[dict[str, Any], int]:
     else:
         raise _Problem("the frontmatter opened by '---' on line 1 is never closed")
     try:
-        # YAML escapes can spell a lone surrogate ("\ud800"), which no database accepts
-        meta = _fix_strings(yaml.safe_load("\n".join(lines[1:end])))
+        meta = yaml.load("\n".join(lines[1:end]), Loader=_NoAliasLoader)
+    except _Problem:
+        raise
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
         # ValueError: a date like 2020-13-45; RecursionError: absurdly deep nesting.
         mark = getattr(exc, "problem_mark", None)
@@ -288,17 +305,6 @@ def parse_skill(raw: str, default_name: str) -> SkillRecord:
         content=content,
         rules=tuple(rules),
     )
-
-
-def _fix_strings(value: Any) -> Any:
-    """Every string inside a parsed YAML value with lone surrogates replaced."""
-    if isinstance(value, str):
-        return fix_surrogates(value)
-    if isinstance(value, dict):
-        return {_fix_strings(k): _fix_strings(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_fix_strings(v) for v in value]
-    return value
 
 
 def read_skill_file(path: Path, max_bytes: int) -> str:

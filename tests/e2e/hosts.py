@@ -7,11 +7,12 @@ Hosts live in a cache directory, ``$CONVMEM_E2E_CACHE`` or ``~/.cache/convmem-e2
 
 ``.ci/install-hosts.sh`` does the same from bash. Each ``find_*``/``ensure_*`` function
 returns ``(value, reason)``: ``value`` is None when the host is unavailable and ``reason``
-says why, so a test can ``pytest.skip(reason)`` loudly::
+says why, so a test can hand it to ``conftest.unavailable`` (a skip, or a failure in
+CI)::
 
     claude, why = ensure_claude_code()
     if claude is None:
-        pytest.skip(f"Claude Code unavailable: {why}")
+        unavailable(f"Claude Code unavailable: {why}")
 """
 
 from __future__ import annotations
@@ -199,13 +200,3 @@ def dsh_env(dsh_home: str | Path, base_url: str, **extra: str) -> dict[str, str]
     )
     env.update(extra)
     return env
-
-
-def unavailable(what: str, why: str) -> None:
-    """Skip a test whose host is missing; in CI (``CONVMEM_CI=1``) fail it instead."""
-    import pytest
-
-    message = f"{what} unavailable, e2e NOT RUN: {why}"
-    if os.environ.get("CONVMEM_CI") == "1":
-        pytest.fail(message)
-    pytest.skip(message)

@@ -21,7 +21,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_model import FakeModel, all_user_text
-from hosts import claude_env, ensure_claude_code, unavailable
+from hosts import claude_env, ensure_claude_code
+
+from conftest import unavailable
 
 pytestmark = pytest.mark.e2e
 
@@ -33,7 +35,7 @@ CONSTRAINT = "The export job must never run longer than 45 minutes."
 def claude() -> Path:
     binary, why = ensure_claude_code()
     if binary is None:
-        unavailable("Claude Code", why)
+        unavailable(f"Claude Code unavailable, e2e NOT RUN: {why}")
     assert binary is not None
     return binary
 

@@ -224,18 +224,18 @@ def ingest_with_kills(
 ) -> CrashReport:
     """``convmem ingest`` restarted until it finishes, SIGKILLed ``kills`` times first.
 
-    Most kills land while the child is writing: the parent watches the committed work
-    (:func:`progress`) and kills once the run has advanced a random amount past where
-    it started (``work`` is the whole job in those units; the steps average a quarter
-    of ``work / kills``, so the job normally ends in the clean run after the last
-    kill). The others come by the clock, 0.2–0.9 s after the start: during start-up, opening
-    the store, or inside a capture batch's transaction, which commits all at once.
+    Each kill waits for its kill point, never for a time, so that every kill lands
+    however loaded the machine is. Most points are an amount of committed work
+    (:func:`progress`, ``work`` being the whole job in those units) past where the
+    run started: the amount is drawn from what is left, so that later kills still
+    find work to interrupt. The others, and every kill once little work is left, hit
+    the child during start-up, before it has opened the store: a point every run
+    passes through.
     """
     report = CrashReport()
     started = time.monotonic()
     db = home / DB_NAME
     cmd = [sys.executable, "-m", "convmem", "ingest", str(jsonl)]
-    step = max(2, work // (2 * max(kills, 1)))
     while True:
         base = progress(db)
         proc = subprocess.Popen(
@@ -243,14 +243,13 @@ def ingest_with_kills(
         )
         report.runs += 1
         if report.kills < kills:
-            if rng.random() < 0.3:  # by the clock: start-up, and inside a capture batch
-                deadline = time.monotonic() + rng.uniform(0.2, 0.9)
-                while proc.poll() is None and time.monotonic() < deadline:
-                    time.sleep(0.005)
-            else:  # by the work done: extraction, and the batches after the first
-                target = base + rng.randint(1, step)
+            left = kills - report.kills
+            room = (work - base) // (2 * left)
+            if room >= 4 and rng.random() >= 0.3:  # after some committed work
+                target = base + rng.randint(1, room)
                 while proc.poll() is None and progress(db) < target:
                     time.sleep(rng.uniform(0.002, 0.02))
+            # else: during start-up (the child cannot have finished: it is just born)
             if proc.poll() is None:
                 proc.send_signal(signal.SIGKILL)
                 proc.wait()

@@ -39,8 +39,9 @@ from typing import TYPE_CHECKING, Any
 
 from convmem.adapters.events import content_text
 from convmem.capture import Event
-from convmem.core.text import normalize_text, sha256_hex
+from convmem.core.text import fix_surrogates, normalize_text, sha256_hex
 from convmem.errors import EventFormatError
+from convmem.privacy import scrub
 
 if TYPE_CHECKING:
     from convmem.runtime import MemoryRuntime
@@ -66,8 +67,8 @@ def _tags(text: str) -> dict[str, str]:
     return {m.group(1): m.group(2).strip() for m in _TAG.finditer(text)}
 
 
-def _prompt_key(text: str) -> str:
-    return sha256_hex(normalize_text(text))[:16]
+def _prompt_key(text: str) -> str:  # stored: scrubbed, never a private span's fingerprint
+    return sha256_hex(normalize_text(scrub(normalize_text(text))))[:16]
 
 
 def _now_iso() -> str:
@@ -291,7 +292,7 @@ class TranscriptParser:
                 self._event(
                     obj,
                     "tool/result",
-                    content_text(block.get("content")),
+                    content_text(block.get("content"), tool_results=True),
                     role="tool",
                     source_kind="tool",
                     source_form="error" if block.get("is_error") else None,
@@ -313,7 +314,7 @@ class TranscriptParser:
         content = message.get("content") if isinstance(message, Mapping) else None
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
-        blocks = [b for b in content or () if isinstance(b, Mapping)]
+        blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
         synthetic = bool(obj.get("isApiErrorMessage")) or (
             isinstance(message, Mapping) and message.get("model") == "<synthetic>"
         )
@@ -335,8 +336,8 @@ class TranscriptParser:
                 continue
             name = block.get("name") if isinstance(block.get("name"), str) else None
             call_id = block.get("id") if isinstance(block.get("id"), str) else None
-            if call_id and name:
-                self.tools[call_id] = name
+            if call_id and name:  # (no lone surrogate: the state must stay storable)
+                self.tools[fix_surrogates(call_id)[:1000]] = fix_surrogates(name)[:1000]
             events.append(
                 self._event(
                     obj,
@@ -420,8 +421,8 @@ def read_new_lines(
         line_no += 1
         try:
             obj = json.loads(raw) if raw.strip() else None
-        except ValueError:
-            obj = None  # a torn or foreign line: skipped, never fatal
+        except (ValueError, RecursionError):
+            obj = None  # a torn, foreign or absurdly nested line: skipped, never fatal
         lines.append((line_no, obj))
     state["lines"] = line_no
     if head:
@@ -450,8 +451,15 @@ def capture_transcript(
         parser = TranscriptParser(session_id, state)
         events: list[Event] = []
         for line_no, obj in lines:
-            if isinstance(obj, Mapping):
-                events += parser.parse_line(line_no, obj)
+            if not isinstance(obj, Mapping):
+                continue
+            try:  # a malformed line yields nothing (ingest drops it too, so later seqs
+                found = parser.parse_line(line_no, obj)  # agree); raising would keep
+                for event in found:  # the cursor before it for good
+                    event.validate()
+            except (EventFormatError, RecursionError):
+                continue
+            events += found
         if compacted and not any(e.type == "compaction/start" for e in events):
             reserved = parser.reserve_compaction()
             if reserved is not None:

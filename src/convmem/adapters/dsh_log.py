@@ -44,7 +44,9 @@ def _iso_time(value: Any) -> str | None:
 
 
 def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    # (out of SQLite's range: a remembered turn would make every later message unstorable)
+    ok = isinstance(value, int) and not isinstance(value, bool) and abs(value) <= 2**62
+    return value if ok else None
 
 
 def _str_or_none(value: Any) -> str | None:
@@ -178,7 +180,7 @@ class SessionLogParser:
         return {
             "type": "tool/result",
             "role": "tool",
-            "text": content_text(msg.get("content")),
+            "text": content_text(msg.get("content"), tool_results=True),
             "source_kind": _str_or_none(source.get("kind")) or "tool",
             "source_form": "error" if msg.get("isError") is True else None,
             "tool_name": self._tool_names.get(call_id or ""),

@@ -15,14 +15,17 @@ from convmem.capture import Event
 from convmem.errors import EventFormatError
 
 MAX_BLOCK_DEPTH = 8
+TOOL_RESULT_BLOCKS = ("tool_result", "tool-result", "function_call_output")
 
 
-def content_text(content: Any, depth: int = 0) -> str:
+def content_text(content: Any, depth: int = 0, *, tool_results: bool = False) -> str:
     """Flatten message content (a string or a list of blocks) to plain text.
 
     Text blocks contribute their text; tool calls are rendered as
-    ``name(arguments)``; tool results contribute their own content; images and
-    unknown blocks are skipped.
+    ``name(arguments)``; images and unknown blocks are skipped. ``tool_result``
+    blocks contribute their content only with ``tool_results`` (the text of a tool's
+    own answer): inside a message they are a tool's output, never the author's words,
+    and the adapters turn them into ``tool/result`` events of their own.
     """
     if content is None:
         return ""
@@ -50,9 +53,15 @@ def content_text(content: Any, depth: int = 0) -> str:
             if not isinstance(args, str):
                 args = json.dumps(args, ensure_ascii=False, sort_keys=True)
             parts.append(f"{name}({args})")
-        elif kind in ("tool_result", "tool-result", "function_call_output"):
-            parts.append(content_text(block.get("content", block.get("output")), depth + 1))
+        elif kind in TOOL_RESULT_BLOCKS and tool_results:
+            inner = block.get("content", block.get("output"))
+            parts.append(content_text(inner, depth + 1, tool_results=True))
     return "\n".join(p for p in parts if p)
+
+
+def is_tool_result_block(block: Any) -> bool:
+    """A ``tool_result`` block (Anthropic), or its spellings in other formats."""
+    return isinstance(block, Mapping) and block.get("type") in TOOL_RESULT_BLOCKS
 
 
 def _opt_str(obj: Mapping[str, Any], name: str) -> str | None:
@@ -89,7 +98,8 @@ def parse_event(obj: Any, default_session: str | None = None) -> Event:
             raise EventFormatError("field 'text' must be a string")
         text = obj["text"]
     else:
-        text = content_text(obj.get("content"))
+        # a tool's answer inside another event's content is not that event's text
+        text = content_text(obj.get("content"), tool_results=obj["type"] == "tool/result")
     source = obj.get("source")
     if source is not None and not isinstance(source, Mapping):
         raise EventFormatError("field 'source' must be an object or null")

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from convmem.adapters.events import content_text
+from convmem.adapters.events import content_text, is_tool_result_block
 from convmem.capture import CaptureResult, Event
 from convmem.core.constants import BLOCK_MARKER, CONVMEM_SOURCE_KIND
 from convmem.errors import EventFormatError
@@ -58,17 +58,36 @@ _CALL_ITEMS = ("function_call", "custom_tool_call")
 _OUTPUT_ITEMS = ("function_call_output", "custom_tool_call_output")
 
 
-def _text(content: Any) -> str:
-    """Message content as plain text; refusals count as text."""
+def _text(content: Any, *, tool_results: bool = False) -> str:
+    """Message content as plain text; refusals count as text; ``tool_result`` blocks
+    only with ``tool_results`` (see :func:`~convmem.adapters.events.content_text`)."""
     if isinstance(content, list):
         parts = []
         for part in content:
             if isinstance(part, Mapping) and part.get("type") == "refusal":
                 parts.append(str(part.get("refusal") or ""))
             else:
-                parts.append(content_text([part]))
+                parts.append(content_text([part], tool_results=tool_results))
         return "\n".join(p for p in parts if p)
-    return content_text(content)
+    return content_text(content, tool_results=tool_results)
+
+
+def _tool_results(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The ``tool_result`` blocks of a user message (the Anthropic Messages shape)."""
+    content = message.get("content")
+    if message.get("role") != "user" or not isinstance(content, list):
+        return []
+    return [b for b in content if is_tool_result_block(b)]
+
+
+def _is_prompt(message: Mapping[str, Any]) -> bool:
+    """A user message with words of its own, not only tool results."""
+    if not (_is_message(message) and message.get("role") == "user"):
+        return False
+    content = message.get("content")
+    if not isinstance(content, list) or not _tool_results(message):
+        return True
+    return any(not is_tool_result_block(b) for b in content)
 
 
 def _arguments(value: Any) -> str:
@@ -145,8 +164,19 @@ class _Converter:
         if role in ("tool", "function"):
             call_id = _opt_str(message, "tool_call_id")
             name = _opt_str(message, "name") or self.tool_names.get(call_id or "")
-            text = _text(message.get("content"))
+            text = _text(message.get("content"), tool_results=True)
             return [self._event("tool/result", text, "tool", name, call_id)]
+        # A user message may carry tool answers (the Anthropic shape): each is a tool
+        # result of its own, before the person's words, never part of them.
+        results = []
+        for block in _tool_results(message):
+            call_id = block.get("tool_use_id", block.get("call_id"))
+            call_id = call_id if isinstance(call_id, str) else None
+            text = content_text(block.get("content", block.get("output")), tool_results=True)
+            called = self.tool_names.get(call_id or "")
+            results.append(self._event("tool/result", text, "tool", called, call_id))
+        if results and not _is_prompt(message):
+            return results
         if not isinstance(role, str) or role not in _ROLE_TYPES:
             raise EventFormatError(
                 f"field 'role' is {role!r}; expected system, developer, user, assistant or tool"
@@ -156,7 +186,7 @@ class _Converter:
         if role == "user" and source is None:
             self.turn += 1
         calls = self._calls(message) if role == "assistant" else []
-        events = []
+        events = results
         if text or not calls:
             type_ = _ROLE_TYPES[role]
             events.append(self._event(type_, text, type_.split("/")[0], source_kind=source))
@@ -343,10 +373,9 @@ class OpenAIMemory:
         to the newest user text; ``budget`` overrides the token budget.
         """
         kept = [dict(m) for m in messages if not is_memory_message(m)]
-        last_user = max(
-            (i for i, m in enumerate(kept) if _is_message(m) and m.get("role") == "user"),
-            default=None,
-        )
+        # a user message of tool results only answers the call before it and must stay
+        # right after it: the block goes before the person's last own message
+        last_user = max((i for i, m in enumerate(kept) if _is_prompt(m)), default=None)
         try:
             text = self._block(messages, kept, last_user, query, budget)
         except Exception as exc:  # memory must never break the agent loop: fail open

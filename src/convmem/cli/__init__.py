@@ -43,6 +43,24 @@ class AppContext:
             self._runtime = MemoryRuntime.open(self.settings)
         return self._runtime
 
+    @property
+    def reader(self) -> Any:
+        """The runtime for a command that only reads: a SQLite store that does not
+        exist is reported (one sentence, exit 1) rather than created with its folder."""
+        if self._runtime is None:
+            from convmem.core.store_url import backend_of, sqlite_path
+            from convmem.errors import NotFoundError
+
+            url = str(self.settings["store"] or "")
+            if backend_of(url) == "sqlite":
+                path = Path(sqlite_path(url) or self.settings.db_path)
+                if not path.is_file():
+                    raise NotFoundError(
+                        f"no convmem store at {path} yet; capture something first (convmem"
+                        " ingest, or a host), or check --home / CONVMEM_HOME"
+                    )
+        return self.runtime
+
     def close(self) -> None:
         if self._runtime is not None:
             self._runtime.close()

@@ -70,7 +70,11 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
     """Show what the store holds and how memory is configured."""
     from convmem.diagnostics import status as build_status
 
-    data = build_status(obj.runtime.store, obj.settings, session, check)
+    if session is not None and not obj.reader.store.session_exists(session):
+        from convmem.errors import NotFoundError
+
+        raise NotFoundError(f"no session {session!r}; `convmem status` lists the sessions")
+    data = build_status(obj.reader.store, obj.settings, session, check)
     for warning in data.get("host_warnings", ()):
         click.echo(f"warning: {warning}", err=True)
     if as_json:
@@ -145,7 +149,7 @@ def export(obj: Any, session: str, output: str | None) -> None:
     """Write every row of one session as JSON."""
     from convmem.errors import NotFoundError
 
-    store = obj.runtime.store
+    store = obj.reader.store
     if not store.session_exists(session):
         raise NotFoundError(f"no session {session!r}; `convmem status` lists the sessions")
     data = {
@@ -155,7 +159,9 @@ def export(obj: Any, session: str, output: str | None) -> None:
     }
     text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)
     if output:
-        Path(output).write_text(text + "\n", encoding="utf-8")
+        from convmem.core.paths import write_private
+
+        write_private(output, text + "\n")
         click.echo(f"wrote {output}", err=True)
     else:
         click.echo(text)
@@ -195,8 +201,11 @@ def config_cmd(obj: Any, list_all: bool, as_json: bool) -> None:
         else:
             echo_table(["name", "default", "bounds", "help"], [list(r.values()) for r in rows])
         return
+    from convmem.core.store_url import mask_url
+
     settings = obj.settings
     data = {k: list(v) if isinstance(v, tuple) else v for k, v in settings.values.items()}
+    data["store"] = mask_url(str(data["store"]))
     if as_json:
         echo_json({"source": settings.source, "values": data})
     else:

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from convmem.cli.output import echo_json, echo_table
+from convmem.core.constants import STATUSES
 from convmem.errors import NotFoundError
 
 
@@ -57,7 +58,9 @@ def search(obj: Any, query: str, session: str | None, limit: int, as_json: bool)
     """Search memory items and raw user evidence (any text is safe to type)."""
     from convmem.retrieval import search as run_search
 
-    data = run_search(obj.runtime.store, obj.settings, query, session, limit)
+    if session is not None:
+        _need_session(obj.reader.store, session)
+    data = run_search(obj.reader.store, obj.settings, query, session, limit)
     items, evidence = data["items"], data["evidence"]
     if as_json:
         echo_json(data)
@@ -87,7 +90,9 @@ def search(obj: Any, query: str, session: str | None, limit: int, as_json: bool)
 @click.pass_obj
 def explain(obj: Any, session: str | None, as_json: bool) -> None:
     """Replay the latest assembly: sections, included ids, omissions and why."""
-    log = obj.runtime.store.latest_assembly_log(session)
+    if session is not None:
+        _need_session(obj.reader.store, session)
+    log = obj.reader.store.latest_assembly_log(session)
     if log is None:
         raise NotFoundError("no assembly has been logged yet; run `convmem assemble` or a host")
     if as_json:
@@ -133,7 +138,7 @@ def inspect(obj: Any, item_id: str, query: str | None, as_json: bool) -> None:
     """Show an item, its lifecycle, its quoted sources and its score breakdown."""
     from convmem.retrieval import Retriever
 
-    runtime = obj.runtime
+    runtime = obj.reader
     item = runtime.store.item(item_id)
     if item is None:
         raise NotFoundError(f"no memory item {item_id!r}; `convmem search` finds item ids")
@@ -230,6 +235,7 @@ def reactivate(obj: Any, item_id: str) -> None:
     "--status",
     "statuses",
     multiple=True,
+    type=click.Choice(STATUSES),
     default=("active", "disputed"),
     show_default=True,
     help="Statuses to list (repeatable).",
@@ -238,7 +244,8 @@ def reactivate(obj: Any, item_id: str) -> None:
 @click.pass_obj
 def items_cmd(obj: Any, session: str, statuses: tuple[str, ...], as_json: bool) -> None:
     """List a session's memory items."""
-    found = obj.runtime.store.items(session, statuses)
+    _need_session(obj.reader.store, session)
+    found = obj.reader.store.items(session, statuses)
     if as_json:
         echo_json([i.as_dict() for i in found])
         return

@@ -10,8 +10,6 @@ import click
 
 from convmem.cli.output import echo_json, echo_table
 
-_URL_PREFIXES = ("postgresql://", "postgres://", "sqlite:///")
-
 
 @click.command()
 @click.option(
@@ -30,14 +28,17 @@ def migrate(obj: Any, source: str, target: str, as_json: bool) -> None:
     comparing the export of every session, and every skill and rule row, on
     both sides. Exit status is 1 when anything differs.
     """
+    from convmem.core.store_url import backend_of, sqlite_path
     from convmem.memory.migrate import copy_store
     from convmem.runtime import open_store
 
-    if not source.startswith(_URL_PREFIXES) and not Path(source).is_file():
+    if backend_of(source) == "sqlite" and not Path(sqlite_path(source)).is_file():
         raise click.ClickException(f"no SQLite store at {source}; give an existing file or a URL")
-    src = open_store(obj.settings.with_values(store=source))
+    # copying a large table is one long statement: no statement timeout here
+    settings = obj.settings.with_values(postgresql__statement_timeout_seconds=0.0)
+    src = open_store(settings.with_values(store=source))
     try:
-        dst = open_store(obj.settings.with_values(store=target))
+        dst = open_store(settings.with_values(store=target))
         try:
             report = copy_store(src, dst)
         finally:

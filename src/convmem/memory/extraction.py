@@ -22,8 +22,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from convmem.capture import is_generated, is_user_evidence
+from convmem.capture import is_generated, is_user_evidence, user_words
 from convmem.core.text import clip, dedupe_key, stable_id
+from convmem.errors import StoreBusyError
 from convmem.memory import cues
 from convmem.memory.candidates import Candidate, candidates
 from convmem.memory.links import relate
@@ -36,6 +37,10 @@ if TYPE_CHECKING:
 EXTRACTOR = "acts-v1"
 ACTOR = "extractor"
 MAX_ATTEMPTS = 5
+#: The event types extraction reads; the cursor moves over the others.
+READ_TYPES = ("user/message", "assistant/message")
+#: Events extracted per write transaction.
+GROUP = 64
 
 
 @dataclass
@@ -57,62 +62,91 @@ class Extractor:
         self.settings = settings
 
     def run(self, session_id: str) -> ExtractionReport:
+        """Retry what is pending, then extract forward from the cursor.
+
+        The cursor says "every message up to here was read". Other processes may
+        commit events below or between the ones this run reads, so each event is
+        checked, inside the write transaction, to be still the next one after the
+        cursor; if an earlier one arrived meanwhile, the batch is read again from the
+        cursor. A lock held past the bound (:class:`StoreBusyError`) is raised as it
+        is: the message did not fail, so it is neither queued nor skipped.
+        """
         report = ExtractionReport()
         for pending in self.store.pending(session_id, MAX_ATTEMPTS):
             events = self.store.events_by_seq(session_id, [pending["seq"]])
             self._process(session_id, events, report, retry=True)
-        cp = self.store.checkpoint(session_id)
-        last = cp.last_extract_seq
         while True:
-            batch = self.store.events(
-                session_id, after=last, types=["user/message", "assistant/message"], limit=500
-            )
+            cursor = self.store.checkpoint(session_id).last_extract_seq
+            batch = self.store.events(session_id, after=cursor, types=READ_TYPES, limit=500)
             if not batch:
                 break
             self._process(session_id, batch, report, retry=False)
-            last = batch[-1].seq
-        if last > cp.last_extract_seq or cp.last_event_seq > last:
+        cp = self.store.checkpoint(session_id)
+        if cp.last_event_seq > cp.last_extract_seq:
+            # past trailing events extraction does not read (tool output, compactions)
             with self.store.transaction():
-                self.store.advance_checkpoint(
-                    session_id, "last_extract_seq", max(last, cp.last_event_seq)
-                )
+                cursor = self.store.checkpoint(session_id).last_extract_seq
+                if self.store.first_event_seq(session_id, cursor, READ_TYPES) is None:
+                    newest = self.store.checkpoint(session_id).last_event_seq
+                    self.store.advance_checkpoint(session_id, "last_extract_seq", newest)
         return report
 
     def _process(
         self, session_id: str, events: Iterable[StoredEvent], report: ExtractionReport, retry: bool
     ) -> None:
-        for event in events:
-            report.events += 1
-            try:
-                # the items of an event and the cursor past it commit together, so a
-                # process killed mid-run never extracts an event twice
-                with self.store.transaction():
-                    # another process may have extracted it since this one read the
-                    # cursor; inside the write transaction the answer is final
-                    if self._already_done(session_id, event.seq, retry):
-                        continue
-                    self.extract_event(event, report)
-                    if retry:
-                        self.store.clear_pending(session_id, event.seq)
-                    else:
-                        self.store.advance_checkpoint(session_id, "last_extract_seq", event.seq)
-            except Exception as exc:  # one bad message must not stop the others
-                report.failed += 1
-                with self.store.transaction():
-                    self.store.add_pending(session_id, event.seq, f"{type(exc).__name__}: {exc}")
-                    if not retry:
-                        self.store.advance_checkpoint(session_id, "last_extract_seq", event.seq)
+        # The items of an event and the cursor past it commit together, so a process
+        # killed mid-run never extracts an event twice. Events go in groups, one write
+        # transaction each: a writer that waits for the lock gets it between groups,
+        # not only after thousands of one-event transactions.
+        todo = list(events)
+        for start in range(0, len(todo), GROUP):
+            with self.store.transaction():
+                for event in todo[start : start + GROUP]:
+                    # another process may have extracted it, or committed an earlier
+                    # event, since this batch was read: inside the write transaction
+                    # the answer is final
+                    state = self._already_done(session_id, event.seq, retry)
+                    if state == "stale":
+                        return
+                    if state == "next":
+                        self._extract_one(event, report, retry)
 
-    def _already_done(self, session_id: str, seq: int, retry: bool) -> bool:
+    def _extract_one(self, event: StoredEvent, report: ExtractionReport, retry: bool) -> None:
+        session_id = event.session_id
+        report.events += 1
+        try:
+            with self.store.transaction():  # a savepoint: a failure undoes this event only
+                self.extract_event(event, report)
+        except StoreBusyError:
+            raise  # the lock, not the message: the next run takes it up in order
+        except Exception as exc:  # one bad message must not stop the others
+            report.failed += 1
+            self.store.add_pending(session_id, event.seq, f"{type(exc).__name__}: {exc}")
+        else:
+            if retry:
+                self.store.clear_pending(session_id, event.seq)
+        if not retry:
+            self.store.advance_checkpoint(session_id, "last_extract_seq", event.seq)
+
+    def _already_done(self, session_id: str, seq: int, retry: bool) -> str:
+        """``done`` (nothing to do), ``next`` (extract it now) or ``stale`` (an earlier
+        event arrived after the batch was read: read again from the cursor)."""
+        # reading the cursor first also takes the session's lock on PostgreSQL, before
+        # any row is written: a lock taken later could be taken in another order
+        cursor = self.store.checkpoint(session_id).last_extract_seq
         if retry:
-            return not any(p["seq"] == seq for p in self.store.pending(session_id, MAX_ATTEMPTS))
-        return self.store.checkpoint(session_id).last_extract_seq >= seq
+            queued = any(p["seq"] == seq for p in self.store.pending(session_id, MAX_ATTEMPTS))
+            return "next" if queued else "done"
+        if cursor >= seq:
+            return "done"
+        first = self.store.first_event_seq(session_id, cursor, READ_TYPES)
+        return "stale" if first is not None and first < seq else "next"
 
     # --- one event ---------------------------------------------------------------------------
 
     def extract_event(self, event: StoredEvent, report: ExtractionReport) -> None:
         if event.type == "user/message":
-            if not is_user_evidence(event.type, event.source_kind, event.text):
+            if not is_user_evidence(event.type, event.source_kind, event.text, event.role):
                 return
             from_user = True
         elif event.type == "assistant/message" and not is_generated(event.source_kind, event.text):
@@ -121,14 +155,15 @@ class Extractor:
             return
         made: list[MemoryItem] = []
         asked = from_user and self._assistant_asked(event)
-        for cand in candidates(event.text, from_user, asked):
+        text = user_words(event.text) if from_user else event.text
+        for cand in candidates(text, from_user, asked):
             item = self._store_candidate(event, cand, from_user, report, made)
             if item is not None:
                 made.append(item)
         if from_user:
             from convmem.memory.segment import sentences
 
-            self._patch_task_state(event, [s.text for s in sentences(event.text)])
+            self._patch_task_state(event, [s.text for s in sentences(text)])
 
     def _assistant_asked(self, event: StoredEvent) -> bool:
         """Did the assistant's message just before this one end by asking something?"""

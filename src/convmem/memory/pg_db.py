@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from convmem.core.db import MemoryDatabase, Params
+from convmem.core.store_url import mask_url as redact
 from convmem.errors import StoreBusyError, StoreError
 from convmem.memory.pg_schema import IDENTITY_TABLES, MIGRATIONS
 
@@ -46,19 +46,6 @@ def _rewrite(code: str) -> str:
     code = _IN_NOTHING.sub("= ANY('{}')", code)
     code = _LIKE.sub('ILIKE ? COLLATE "C"', code)
     return code.replace("%", "%%").replace("?", "%s")
-
-
-def redact(url: str) -> str:
-    """The URL with any password replaced, for messages and ``status``."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if parts.password is not None:
-        netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    if any(key == "password" for key, _ in query):
-        query = [(k, "***" if k == "password" else v) for k, v in query]
-        return urlunsplit(parts._replace(netloc=netloc, query=urlencode(query, safe="/*")))
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 @lru_cache(maxsize=512)
@@ -161,9 +148,22 @@ class PgDatabase(MemoryDatabase):
 
     conn: Any  # psycopg's, with sqlite3's in_transaction, which transaction() reads
 
-    def __init__(self, url: str, *, migrate: bool = True) -> None:
-        import psycopg
-        from psycopg.rows import dict_row
+    def __init__(
+        self,
+        url: str,
+        *,
+        migrate: bool = True,
+        connect_timeout: int | None = None,
+        statement_timeout: float | None = None,
+    ) -> None:
+        try:
+            import psycopg
+            from psycopg.rows import dict_row
+        except ImportError:
+            raise StoreError(
+                "PostgreSQL support is not installed; pip install 'convmem[postgres]'"
+                " (psycopg), or leave out --store to use the SQLite file"
+            ) from None
 
         self.url = url
         self.path = redact(url)
@@ -174,11 +174,18 @@ class PgDatabase(MemoryDatabase):
         self.rollbacks = 0
         try:
             connection, cursor = _driver_classes()
+            # without a bound, a server that accepts the connection and never answers
+            # holds every caller (a hook too) forever; the URL's own value wins
+            extra: dict[str, Any] = {}
+            if connect_timeout and "connect_timeout" not in url:
+                extra["connect_timeout"] = max(1, int(connect_timeout))
             self.conn = connection.connect(
-                url, autocommit=True, row_factory=dict_row, cursor_factory=cursor
+                url, autocommit=True, row_factory=dict_row, cursor_factory=cursor, **extra
             )
         except psycopg.Error as exc:
             raise _explain(exc, self.path) from exc
+        if statement_timeout:
+            self.conn.execute(f"SET statement_timeout = {int(statement_timeout * 1000)}")
         # searches pass their terms as parameters: a custom plan folds lower(term) into
         # the patterns and lets the planner weigh the trigram index against the session
         self.conn.execute("SET plan_cache_mode = force_custom_plan")

@@ -49,9 +49,17 @@ class PgMemoryStore(MemoryStore):
         self._types: dict[str, dict[str, str]] = {}
 
     @classmethod
-    def open(cls, path: str, clock: Callable[[], str] = utc_now) -> PgMemoryStore:
+    def open(
+        cls,
+        path: str,
+        clock: Callable[[], str] = utc_now,
+        *,
+        connect_timeout: int | None = None,
+        statement_timeout: float | None = None,
+    ) -> PgMemoryStore:
         """Open (and migrate) the database at the ``postgresql://`` URL ``path``."""
-        return cls(PgDatabase(path), clock)
+        db = PgDatabase(path, connect_timeout=connect_timeout, statement_timeout=statement_timeout)
+        return cls(db, clock)
 
     # --- locking ----------------------------------------------------------------------
 

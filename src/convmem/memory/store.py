@@ -163,6 +163,23 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
             for r in rows
         ]
 
+    def first_event_seq(self, session_id: str, after: int, types: Sequence[str]) -> int | None:
+        """The smallest seq above ``after`` among events of ``types`` (None: none).
+
+        One index probe per type: a single ``min()`` over ``type IN (...)`` would walk
+        every matching row of a long session.
+        """
+        found = [
+            self.db.scalar(
+                "SELECT seq FROM events WHERE session_id = ? AND type = ? AND seq > ?"
+                " ORDER BY seq LIMIT 1",
+                (session_id, type_, after),
+            )
+            for type_ in types
+        ]
+        seqs = [int(s) for s in found if s is not None]
+        return min(seqs) if seqs else None
+
     def events_by_seq(self, session_id: str, seqs: Iterable[int]) -> list[StoredEvent]:
         wanted = sorted(set(seqs))
         out: list[StoredEvent] = []
