@@ -139,7 +139,10 @@ def test_status_warns_when_an_installed_host_is_quiet(cli: Cli, tmp_path: Path) 
         text=True,
         check=False,
     )
-    assert quiet.returncode == 0, quiet.stderr
+    # no store yet: one sentence (exit 1) that names the quiet host
+    assert quiet.returncode == 1, quiet.stderr
+    assert len(quiet.stderr.strip().splitlines()) == 1
+    assert "no convmem store at" in quiet.stderr
     assert "warning: claude-code is set up to use convmem but no event arrived" in quiet.stderr
     assert "(last: never); run `convmem doctor --live`" in quiet.stderr
 

@@ -120,8 +120,9 @@ def _populated_home(tmp_path: Path, events: int = 0) -> Path:
     """A data dir holding en_basic (and ``events`` more), built once per size, then copied."""
     template = _TEMPLATES.get(events)
     if template is None:
-        # under pytest's base temp folder, so its retention policy cleans it up
-        template = tmp_path.parents[1] / f"faults-template-{events}" / "home"
+        # under this run's base temp folder (another run's may be at another schema), so
+        # pytest's retention policy cleans it up
+        template = tmp_path.parents[0] / f"faults-template-{events}" / "home"
         assert _run(template, "ingest", str(FIXTURES / "en_basic.jsonl")).returncode == 0
         if events:
             stream = write_jsonl(
@@ -207,16 +208,25 @@ def tmpfs(tmp_path: Path) -> Iterator[Path]:
 def test_full_disk_on_a_tiny_tmpfs(tmpfs: Path, tmp_path: Path) -> None:
     home = tmpfs / "home"
     assert _run(home, "ingest", str(FIXTURES / "en_basic.jsonl")).returncode == 0
+    # a compaction, so that the model no longer sees the early turns and a block is due
+    compacted = write_jsonl(
+        tmp_path / "compaction.jsonl",
+        [
+            {"session_id": "en1", "seq": 900, "type": "compaction/start", "text": "compacting"},
+            {"session_id": "en1", "seq": 901, "type": "compaction/summary", "text": "Summary."},
+        ],
+    )
+    assert _run(home, "ingest", str(compacted)).returncode == 0
     stream = write_jsonl(tmp_path / "big.jsonl", canonical_stream(1500, sessions=2, long_every=6))
     _one_sentence(_run(home, "ingest", str(stream)), "no space left", "free some disk space")
     status = _run(home, "status")
     assert status.returncode == 0 and "en1" in status.stdout, status
     _hook_goes_on(home, tmp_path, answers=True)
-    assert _count(home / "memory.sqlite", "en1") == 22
+    assert _count(home / "memory.sqlite", "en1") == 24
 
     subprocess.run(["mount", "-o", "remount,size=64m", str(tmpfs)], check=True)
     assert _run(home, "ingest", str(stream)).returncode == 0
-    assert _count(home / "memory.sqlite") == 22 + 1500
+    assert _count(home / "memory.sqlite") == 24 + 1500
     assert check_store(home / "memory.sqlite", caught_up=True) == []
 
 

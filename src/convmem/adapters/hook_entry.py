@@ -242,8 +242,14 @@ def _user_prompt(runtime: MemoryRuntime, session_id: str, payload: Payload) -> O
     )
     if prompt and prompt.lstrip().startswith("/convmem"):
         return None  # convmem's own slash command: a block here would only explain itself
-    # a correction typed in this prompt must be current in this prompt's block
-    runtime.extract_recent(session_id)
+    # a correction typed in this prompt must be current in this prompt's block; when the
+    # store cannot take the writes (full, locked), the block is still built from what it has
+    from convmem.errors import StoreError
+
+    try:
+        runtime.extract_recent(session_id)
+    except StoreError as exc:
+        _log_error(exc, payload, runtime.settings, None)
     if prompt and is_slash_command(prompt):
         prompt = None  # a command line is no query; the latest typed text is
     visible = _visible_after_compaction(runtime, session_id)

@@ -70,6 +70,18 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
     """Show what the store holds and how memory is configured."""
     from convmem.diagnostics import status as build_status
 
+    from convmem.errors import NotFoundError
+
+    try:
+        obj.reader  # noqa: B018 - a missing store is one sentence, not a new folder
+    except NotFoundError as exc:
+        from pathlib import Path
+
+        from convmem.doctor import quiet_hosts
+
+        # a host set up to use convmem that never reached it is why there is no store yet
+        warnings = quiet_hosts(obj.settings, Path.cwd())
+        raise NotFoundError("; ".join([str(exc), *(f"warning: {w}" for w in warnings)])) from None
     if session is not None and not obj.reader.store.session_exists(session):
         from convmem.errors import NotFoundError
 
