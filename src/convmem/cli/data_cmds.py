@@ -69,7 +69,6 @@ def ingest(obj: Any, files: tuple[str, ...], fmt: str, session: str | None, as_j
 def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
     """Show what the store holds and how memory is configured."""
     from convmem.diagnostics import status as build_status
-
     from convmem.errors import NotFoundError
 
     try:
