@@ -22,221 +22,36 @@ Everything is a pure function of the text: the same input gives the same values.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
-# --- units -----------------------------------------------------------------------------
-
-#: Written unit -> (canonical unit, type). Longest spellings are tried first.
-_UNIT_TABLE: dict[str, tuple[str, str]] = {}
-
-
-def _units(canonical: str, kind: str, *spellings: str) -> None:
-    for s in spellings:
-        _UNIT_TABLE[s] = (canonical, kind)
-
-
-_units("ms", "duration", "milliseconds", "millisecond", "msec", "ms", "毫秒")
-_units("s", "duration", "seconds", "second", "secs", "sec", "s", "秒钟", "秒")
-_units("min", "duration", "minutes", "minute", "mins", "min", "分钟")
-_units("h", "duration", "hours", "hour", "hrs", "hr", "h", "小时", "个小时", "个钟头", "钟头")
-_units("day", "duration", "days", "day", "天")
-_units("week", "duration", "weeks", "week", "wks", "周", "个星期", "星期", "个礼拜", "礼拜")
-_units("month", "duration", "months", "month", "个月")
-_units("year", "duration", "years", "year", "yrs", "年")
-_units("B", "quantity", "bytes", "byte")
-_units("KB", "quantity", "kb")
-_units("MB", "quantity", "mb")
-_units("GB", "quantity", "gb", "g")
-_units("TB", "quantity", "tb")
-_units("KiB", "quantity", "kib", "ki")
-_units("MiB", "quantity", "mib", "mi")
-_units("GiB", "quantity", "gib", "gi")
-_units("TiB", "quantity", "tib", "ti")
-_units("lb", "quantity", "lbs", "lb")
-_units("mg", "quantity", "mg")
-_units("m", "quantity", "meters", "meter", "metres", "metre", "m", "米")
-_units("km", "quantity", "kilometers", "kilometer", "kilometres", "kilometre", "km", "公里")
-_units("rps", "quantity", "rps", "req/s", "requests/s", "requests per second")
-_units("qps", "quantity", "qps")
-_units("tps", "quantity", "tps")
-_units("token", "quantity", "tokens", "token")
-_units("char", "quantity", "characters", "character", "chars", "char", "字符", "个字")
-_units("line", "quantity", "lines", "line", "行")
-_units("word", "quantity", "words", "word")
-_units("%", "percent", "%", "percent", "per cent", "pct")
-_units("USD", "money", "dollars", "dollar", "bucks", "usd", "美元", "美金", "刀")
-_units("EUR", "money", "euros", "euro", "eur", "欧元")
-_units("GBP", "money", "pounds", "gbp", "英镑")
-_units("CNY", "money", "元", "块钱", "块", "rmb", "cny", "人民币")
-_units("JPY", "money", "yen", "jpy", "日元")
-_units("分", "quantity", "分")
-_units("star", "quantity", "stars", "star", "星")
-
-#: Chinese measure words and counted nouns kept as written (``3台`` -> unit ``台``).
-_CN_COUNTERS = (
-    "人", "位", "晚", "间", "台", "个", "次", "条", "张", "件", "套", "辆", "家",
-    "层", "页", "本", "节", "份", "场", "周岁", "岁", "斤", "公斤", "千克", "平米", "平",
-)  # fmt: skip
-for _c in _CN_COUNTERS:
-    _UNIT_TABLE.setdefault(_c, (_c, "quantity"))
-_UNIT_TABLE["公斤"] = ("kg", "quantity")
-_UNIT_TABLE["千克"] = ("kg", "quantity")
-_UNIT_TABLE["kg"] = ("kg", "quantity")
-_UNIT_TABLE["kgs"] = ("kg", "quantity")
-_UNIT_TABLE["平米"] = ("m2", "quantity")
-_UNIT_TABLE["sqft"] = ("sqft", "quantity")
-
-_JAPAN = re.compile(
-    r"japan|tokyo|kyoto|osaka|hakone|hokkaido|okinawa|\byen\b|日本|东京|京都|大阪|日元", re.I
+from convmem.core.dates import find_dates, find_times, small_int
+from convmem.core.units import (
+    CN_ARTICLE_UNITS,
+    CN_DIGIT,
+    CN_PARTICLES,
+    CN_SMALL,
+    CURRENCY_CODES,
+    CURRENCY_SIGNS,
+    JAPAN,
+    NOT_NOUNS,
+    UNIT_TABLE,
+    Value,
+    parse_chinese_number,
+    singular,
 )
-_CURRENCY_SIGNS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "CNY", "￥": "CNY"}
-_CURRENCY_CODES = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "rmb": "CNY", "cny": "CNY"}
-
-#: English words that follow a number but are not what it counts.
-_NOT_NOUNS = frozenset(
-    """a an the and or of to in on at for with by from into as is are was were be been
-    am pm more less than then so but if it its this that these those i we you he she they
-    me my our your his her their them us what which who how when where why not no yes all
-    any some each every other another both either neither one two three same few many much
-    most very too also just only still even about around over under after before per via
-    or between up down out off do does did done has have had will would can could should
-    shall may might must ago later earlier left remaining total overall plus minus
-    x th st nd rd ok okay etc vs am pm because since though although while whereas unless until
-    whether cause just maybe probably really already yet again now today tonight tomorrow
-    yesterday anyway haha lol please thanks max min tops instead either also ish plus
-    """.split()
-)
-_IE_NOUNS = frozenset({"calorie", "movie", "cookie", "pie", "tie", "rookie", "selfie", "zombie"})
-_IRREGULAR_PLURALS = {"people": "person", "children": "child", "men": "man", "women": "woman"}
-
-# --- Chinese numerals ---------------------------------------------------------------------
-
-_CN_DIGIT = {
-    "零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4,
-    "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
-}  # fmt: skip
-_CN_SMALL = {"十": 10, "百": 100, "千": 1000}
-_CN_BIG = {"万": 10_000, "亿": 100_000_000}
-_CN_CHARS = "零〇一二两俩三四五六七八九十百千万亿"
-_CN_ARTICLE_UNITS = frozenset("家种下点些样位张条件套份本场")
-#: Characters that end a counted noun ("3个人的" -> 人).
-_CN_PARTICLES = frozenset("的了在要是都和就也还吧呢吗啊呀着过给把被让对从到")
-
-
-def parse_chinese_number(s: str) -> float | None:
-    """``三千`` 3000, ``两百`` 200, ``一万五`` 15000, ``十五`` 15, ``三千五`` 3500."""
-    if not s or any(ch not in _CN_CHARS for ch in s):
-        return None
-    if all(ch in _CN_DIGIT for ch in s):  # digit by digit: 二〇二四
-        return float(int("".join(str(_CN_DIGIT[ch]) for ch in s))) if len(s) > 1 else None
-    total, section, current = 0, 0, 0
-    last_unit = 0
-    for ch in s:
-        if ch in _CN_DIGIT:
-            current = _CN_DIGIT[ch]
-        elif ch in _CN_SMALL:
-            section += (current or 1) * _CN_SMALL[ch]
-            last_unit = _CN_SMALL[ch]
-            current = 0
-        else:
-            total += (section + current) * _CN_BIG[ch]
-            last_unit = _CN_BIG[ch]
-            section, current = 0, 0
-    if (
-        current
-        and last_unit >= 100
-        and not section % (last_unit // 10 or 1)
-        and s[-2] in ("万千百亿")
-    ):
-        # 一万五 = 15000, 三千五 = 3500, 两百五 = 250: a trailing digit is the next place
-        current *= last_unit // 10
-    return float(total + section + current)
-
 
 # --- the value --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Value:
-    """A number as written: where it is, what kind of value, and its parts."""
-
-    raw: str
-    type: str
-    value: float | str
-    unit: str | None
-    start: int
-    end: int
-    high: float | None = None
-    bound: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"raw": self.raw, "type": self.type, "value": _plain(self.value)}
-        if self.high is not None:
-            out["high"] = _plain(self.high)
-        out["unit"] = self.unit
-        if self.bound:
-            out["bound"] = self.bound
-        return out
-
-
-def _plain(v: float | str) -> float | int | str:
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    return v
-
-
 # --- patterns -----------------------------------------------------------------------------
 
-_MONTHS = {
-    m: i + 1
-    for i, names in enumerate(
-        (
-            "january jan", "february feb", "march mar", "april apr", "may", "june jun",
-            "july jul", "august aug", "september sep sept", "october oct",
-            "november nov", "december dec",
-        )
-    )
-    for m in names.split()
-}  # fmt: skip
-_MONTH_RE = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+__all__ = ["Value", "find_numbers", "parse_chinese_number"]
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _MULT = (
     r"(?:[kK](?![a-zA-Z])|[mM](?=\b)(?!\s*(?:s\b|in\b|inute|eter|etre))"
     r"|million|mn|bn|billion|万|千|亿|w(?![a-zA-Z]))"
 )
-
-_ISO_DATE = re.compile(r"(?<![\d.:/-])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d:])")
-_YEAR_MONTH = re.compile(r"(?<![\d.:/-])((?:19|20)\d{2})-(\d{2})(?![\d-])")
-_CN_DATE = re.compile(
-    r"(?:(\d{4}|[二〇零一三四五六七八九]{4})年)?"
-    r"(\d{1,2}|[一二三四五六七八九十]{1,3})月"
-    r"(?:(\d{1,2}|[一二三四五六七八九十]{1,3})(?:日|号|號))?"
-)
-_EN_DATE_MD = re.compile(
-    rf"\b({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", re.I
-)
-_EN_DATE_DM = re.compile(
-    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b(?:,?\s+(\d{{4}}))?", re.I
-)
-_DATE_LEAD = re.compile(r"\b(?:on|by|before|until|till|from|since|due)\s*$", re.I)
-_EN_MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\s+(\d{{4}})\b", re.I)
-_SLASH_DATE = re.compile(
-    r"\b(?:on|by|before|until|till|due|from|after)\s+(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b", re.I
-)
-
-_CLOCK = re.compile(
-    r"(?<![\d:.])(\d{1,2}):(\d{2})(?!:\d)(?![\d])(?:\s*([ap])\.?m\.?\b)?"
-    r"|(?<![\d:.])(\d{1,2})\s*([ap])\.?m\.?(?![a-z])",
-    re.I,
-)
-_CN_PERIOD = r"(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|半夜|今晚|明早|明晚)?"
-_CN_CLOCK = re.compile(
-    rf"({_CN_PERIOD})(\d{{1,2}}|[一二两三四五六七八九十]{{1,3}})[点點](?:(半)|(\d{{1,2}}|[一二三四五六七八九十]{{1,3}})分?|(一刻)|(三刻))?"
-)
-_CN_PERIOD_CLOCK = re.compile(rf"({_CN_PERIOD[3:-2]})\s*(\d{{1,2}}):(\d{{2}})")
 
 _VERSION_PREFIX = re.compile(r"(?<![\w.])[vV](\d+(?:\.\d+)+|\d+)(?![\w.]*\d)")
 _DOTTED_VERSION = re.compile(r"(?<![\w.])(\d+\.\d+\.\d+(?:[-+.][\w.]+)?)(?![\w])")
@@ -318,7 +133,7 @@ _NUMBER = re.compile(
     rf"(?P<cur>[$€£¥￥])?\s?(?<![A-Za-z0-9_.])(?P<num>{_NUM})(?P<pct>\s?%)?"
     rf"(?:\s?(?P<mult>{_MULT}))?",
 )
-_UNIT_WORDS = sorted(_UNIT_TABLE, key=len, reverse=True)
+_UNIT_WORDS = sorted(UNIT_TABLE, key=len, reverse=True)
 _UNIT_AFTER = re.compile(
     r"\s?(?:" + "|".join(re.escape(u) for u in _UNIT_WORDS) + r")(?![A-Za-z])",
     re.I,
@@ -345,25 +160,10 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     word = m.group().strip().lower()
     if word == "g" and pos < len(text) and text[pos] == " ":
         return None  # "3 g…": a lone g after a space is rarely grams or gigabytes
-    canonical, kind = _UNIT_TABLE.get(word) or _UNIT_TABLE[m.group().strip()]
+    canonical, kind = UNIT_TABLE.get(word) or UNIT_TABLE[m.group().strip()]
     if word == "年" and kind == "duration":
         return None  # 2024年: a year, handled as a date or left alone
     return canonical, kind, m.end()
-
-
-def _singular(word: str) -> str:
-    w = word.lower()
-    if w.endswith(("ies",)) and w[:-1] in _IE_NOUNS:
-        return w[:-1]
-    if w in _IRREGULAR_PLURALS:
-        return _IRREGULAR_PLURALS[w]
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "y"
-    if w.endswith(("ses", "xes", "ches", "shes")) and len(w) > 4:
-        return w[:-2]
-    if w.endswith("s") and not w.endswith("ss") and len(w) > 3:
-        return w[:-1]
-    return w
 
 
 def _to_float(num: str) -> float:
@@ -404,107 +204,6 @@ class _Finder:
 
     # --- dates, times, versions ----------------------------------------------------------
 
-    def dates(self) -> None:
-        t = self.text
-        for m in _ISO_DATE.finditer(t):
-            y, mo, d = int(m[1]), int(m[2]), int(m[3])
-            if 1 <= mo <= 12 and 1 <= d <= 31 and self.free(*m.span()):
-                self.add(Value(m.group(), "date", f"{y:04d}-{mo:02d}-{d:02d}", None, *m.span()))
-        for m in _YEAR_MONTH.finditer(t):
-            if 1 <= int(m[2]) <= 12 and self.free(*m.span()):
-                self.add(Value(m.group(), "date", f"{m[1]}-{m[2]}", None, *m.span()))
-        for m in _CN_DATE.finditer(t):
-            if not self.free(*m.span()):
-                continue
-            month = _small_int(m[2])
-            day = _small_int(m[3]) if m[3] else None
-            year = _year(m[1]) if m[1] else None
-            if not month or not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):
-                continue
-            if day is None and year is None:
-                # "3月" alone: a month (or "3个月" was already a duration): leave it
-                continue
-            if day is None:
-                value = f"{year:04d}-{month:02d}"
-            elif year is None:
-                value = f"{month:02d}-{day:02d}"
-            else:
-                value = f"{year:04d}-{month:02d}-{day:02d}"
-            self.add(Value(m.group(), "date", value, None, *m.span()))
-        for m in re.finditer(r"(\d{1,2})月\d{1,2}[号日](?:到|至|-|~|～)(\d{1,2})[号日]", t):
-            start = m.start(2)
-            if self.free(start, m.end()) and 1 <= int(m[2]) <= 31 and 1 <= int(m[1]) <= 12:
-                value = f"{int(m[1]):02d}-{int(m[2]):02d}"
-                self.add(Value(t[start : m.end()], "date", value, None, start, m.end()))
-        for pattern, order in ((_EN_DATE_MD, "md"), (_EN_DATE_DM, "dm")):
-            for m in pattern.finditer(t):
-                if not self.free(*m.span()):
-                    continue
-                month_word, day_text = (m[1], m[2]) if order == "md" else (m[2], m[1])
-                month = _MONTHS.get(month_word.lower().rstrip("."))
-                # "may 5" in lower case is more often the verb ("it may 5x…")
-                if (
-                    month_word.lower().rstrip(".") == "may"
-                    and order == "md"
-                    and not m[3]
-                    and month_word[0].islower()
-                    and not _DATE_LEAD.search(t[: m.start()])
-                ):
-                    continue
-                d = int(day_text)
-                if not month or not 1 <= d <= 31:
-                    continue
-                value = f"{int(m[3]):04d}-{month:02d}-{d:02d}" if m[3] else f"{month:02d}-{d:02d}"
-                self.add(Value(m.group(), "date", value, None, *m.span()))
-        for m in _EN_MONTH_YEAR.finditer(t):
-            month = _MONTHS.get(m[1].lower().rstrip("."))
-            if month and self.free(*m.span()) and not (m[1].lower() == "may" and m[1][0] == "m"):
-                self.add(Value(m.group(), "date", f"{int(m[2]):04d}-{month:02d}", None, *m.span()))
-        for m in _SLASH_DATE.finditer(t):
-            mo, d = int(m[1]), int(m[2])
-            if 1 <= mo <= 12 and 1 <= d <= 31 and self.free(m.start(1), m.end()):
-                start = m.start(1)
-                year_text = m[3]
-                if year_text:
-                    y = int(year_text) + (2000 if len(year_text) == 2 else 0)
-                    value = f"{y:04d}-{mo:02d}-{d:02d}"
-                else:
-                    value = f"{mo:02d}-{d:02d}"
-                self.add(Value(t[start : m.end()], "date", value, None, start, m.end()))
-
-    def times(self) -> None:
-        t = self.text
-        for m in _CN_CLOCK.finditer(t):
-            if not self.free(*m.span()):
-                continue
-            hour = _small_int(m[2])
-            if hour is None or hour > 24:
-                continue
-            minute = (
-                30 if m[3] else (_small_int(m[4]) if m[4] else 15 if m[5] else 45 if m[6] else 0)
-            )
-            if minute is None or minute > 59:
-                continue
-            hour = _afternoon(m[1], hour)
-            self.add(Value(m.group(), "time", f"{hour:02d}:{minute:02d}", None, *m.span()))
-        for m in _CN_PERIOD_CLOCK.finditer(t):
-            if self.free(*m.span()) and m[1]:
-                hour, minute = _afternoon(m[1], int(m[2])), int(m[3])
-                if hour < 24 and minute < 60:
-                    self.add(Value(m.group(), "time", f"{hour:02d}:{minute:02d}", None, *m.span()))
-        for m in _CLOCK.finditer(t):
-            if not self.free(*m.span()):
-                continue
-            if m[1] is not None:
-                hour, minute, ampm = int(m[1]), int(m[2]), m[3]
-            else:
-                hour, minute, ampm = int(m[4]), 0, m[5]
-            if minute > 59 or hour > 24 or (ampm and not 1 <= hour <= 12):
-                continue
-            if ampm:
-                hour = hour % 12 + (12 if ampm.lower() == "p" else 0)
-            self.add(Value(m.group(), "time", f"{hour:02d}:{minute:02d}", None, *m.span()))
-
     def versions(self) -> None:
         t = self.text
         for m in _VERSION_PREFIX.finditer(t):
@@ -539,20 +238,20 @@ class _Finder:
                 self.add(Value(m.group(), "duration", 30.0, "min", *m.span()))
         for m in re.finditer(r"([一二两三四五六七八九\d]+)分钱", self.text):
             if self.free(*m.span()):
-                n = _small_int(m[1])
+                n = small_int(m[1])
                 if n is not None:
                     self.add(Value(m.group(), "money", round(n * 0.01, 2), "CNY", *m.span()))
 
     def words(self) -> None:
         """ "two reports": a number word before a plural noun counts it."""
         for m in _EN_WORD_COUNT.finditer(self.text):
-            if self.free(*m.span()) and m[2].lower() not in _NOT_NOUNS:
+            if self.free(*m.span()) and m[2].lower() not in NOT_NOUNS:
                 value = float(_EN_NUMBER_WORDS[m[1].lower()])
-                unit = _UNIT_TABLE.get(m[2].lower())
+                unit = UNIT_TABLE.get(m[2].lower())
                 if unit is not None:  # "two weeks": a duration
                     self.add(Value(m.group(), unit[1], value, unit[0], *m.span()))
                 else:
-                    self.add(Value(m.group(), "quantity", value, _singular(m[2]), *m.span()))
+                    self.add(Value(m.group(), "quantity", value, singular(m[2]), *m.span()))
 
     def percents(self) -> None:
         for m in _CN_PERCENT.finditer(self.text):
@@ -560,8 +259,8 @@ class _Finder:
                 continue
             body = m[1]
             value = float(body) if body[0].isdigit() else parse_chinese_number(body)
-            if body in _CN_DIGIT:
-                value = float(_CN_DIGIT[body])
+            if body in CN_DIGIT:
+                value = float(CN_DIGIT[body])
             if value is not None:
                 self.add(Value(m.group(), "percent", value, "%", *m.span()))
 
@@ -627,12 +326,12 @@ class _Finder:
         j = start - 1
         while j >= 0 and t[j] == " ":
             j -= 1
-        if j >= 0 and t[j] in _CURRENCY_SIGNS:
-            cur_sign = _CURRENCY_SIGNS[t[j]]
+        if j >= 0 and t[j] in CURRENCY_SIGNS:
+            cur_sign = CURRENCY_SIGNS[t[j]]
             begin = j
         code_before = re.search(r"\b(USD|EUR|GBP|RMB|CNY)\s?$", t[max(0, start - 5) : start], re.I)
         if code_before and cur_sign is None:
-            cur_sign = _CURRENCY_CODES[code_before.group(1).lower()]
+            cur_sign = CURRENCY_CODES[code_before.group(1).lower()]
             begin = start - len(code_before.group())
         if how == "digits":
             m = _AMOUNT_AT.match(t, start)
@@ -673,9 +372,9 @@ class _Finder:
                 parse_chinese_number(body)
                 if len(body) > 1
                 else (
-                    float(_CN_DIGIT[body])
-                    if body in _CN_DIGIT
-                    else float(_CN_SMALL.get(body, 0)) or None
+                    float(CN_DIGIT[body])
+                    if body in CN_DIGIT
+                    else float(CN_SMALL.get(body, 0)) or None
                 )
             )
             if parsed is None:
@@ -685,7 +384,7 @@ class _Finder:
             if (
                 not half
                 and len(body) == 1
-                and body in _CN_DIGIT
+                and body in CN_DIGIT
                 and not _unit_at(t, end)
                 and t[end : end + 1] != "个"
             ):
@@ -697,7 +396,7 @@ class _Finder:
             return None  # 十分 is "very"; a score is written in digits
         if unit is not None and unit[0] == "个":
             unit = None
-        if how == "chinese" and body == "一" and unit is not None and unit[0] in _CN_ARTICLE_UNITS:
+        if how == "chinese" and body == "一" and unit is not None and unit[0] in CN_ARTICLE_UNITS:
             return None  # 一家餐馆, 一间房: an article more often than a count
         if unit is None and t[end : end + 2].lstrip(" ")[:1] == "个":
             end = t.index("个", end)
@@ -710,9 +409,9 @@ class _Finder:
                 # 三个人, 两个大人: the counted noun follows the measure word
                 noun = re.match(r"[\u3400-\u9fff]{1,2}", t[end + 1 : end + 3])
                 word = noun.group() if noun else ""
-                if len(word) == 2 and word[1] in _CN_PARTICLES:
+                if len(word) == 2 and word[1] in CN_PARTICLES:
                     word = word[0]
-                if word and word[0] not in _CN_PARTICLES:
+                if word and word[0] not in CN_PARTICLES:
                     unit = (word, "quantity", end + 1 + len(word))
                 else:
                     unit = ("个", "quantity", end + 1)
@@ -736,7 +435,7 @@ class _Finder:
         if cur_sign is not None:
             if unit is not None and unit[1] == "money":
                 end = unit[2]
-            if cur_sign == "CNY" and t[begin] in "¥" and _JAPAN.search(t):
+            if cur_sign == "CNY" and t[begin] in "¥" and JAPAN.search(t):
                 cur_sign = "JPY"
             return Value(t[begin:end].strip(), "money", value, cur_sign, begin, end)
         if unit is not None:
@@ -748,14 +447,14 @@ class _Finder:
         noun = _NOUN_AFTER.match(t, end)
         if noun and how == "digits":
             word, second = noun.group(1), noun.group(2)
-            if second and word.lower() not in _NOT_NOUNS and second.lower() not in _NOT_NOUNS:
-                unit_word = _singular(second)  # "6 uvicorn workers": the counted noun is last
+            if second and word.lower() not in NOT_NOUNS and second.lower() not in NOT_NOUNS:
+                unit_word = singular(second)  # "6 uvicorn workers": the counted noun is last
                 return Value(
                     t[begin : noun.end()].strip(), "quantity", value, unit_word, begin, noun.end()
                 )
-            if word.lower() not in _NOT_NOUNS and not _is_verbish(word):
+            if word.lower() not in NOT_NOUNS and not _is_verbish(word):
                 end2 = noun.end(1)
-                unit_word = _singular(word)
+                unit_word = singular(word)
                 return Value(t[begin:end2].strip(), "quantity", value, unit_word, begin, end2)
         if how == "chinese" and not allow_bare and len(body) <= 1:
             return None
@@ -821,37 +520,6 @@ def _is_verbish(word: str) -> bool:
     return bool(_VERBISH.search(w)) and w not in ("wedding", "building", "meeting", "listing")
 
 
-def _small_int(s: str | None) -> int | None:
-    if s is None:
-        return None
-    if s.isdigit():
-        return int(s)
-    v = (
-        parse_chinese_number(s)
-        if len(s) > 1
-        else (_CN_DIGIT.get(s) if s in _CN_DIGIT else (10 if s == "十" else None))
-    )
-    return int(v) if v is not None else None
-
-
-def _year(s: str) -> int | None:
-    if s.isdigit():
-        return int(s)
-    if all(ch in _CN_DIGIT for ch in s):
-        return int("".join(str(_CN_DIGIT[ch]) for ch in s))
-    return None
-
-
-def _afternoon(period: str | None, hour: int) -> int:
-    if period in ("下午", "傍晚", "晚上", "夜里", "今晚", "明晚") and hour < 12:
-        return hour + 12
-    if period in ("中午",) and hour < 6:
-        return hour + 12
-    if period in ("凌晨", "半夜") and hour == 12:
-        return 0
-    return hour
-
-
 def find_numbers(text: str) -> list[Value]:
     """Every number in ``text``, typed, in order of position."""
     return list(_find_numbers(text))
@@ -862,8 +530,8 @@ def _find_numbers(text: str) -> tuple[Value, ...]:
     if not _ANY_NUMBER.search(text):
         return ()
     f = _Finder(text)
-    f.dates()
-    f.times()
+    find_dates(f)
+    find_times(f)
     f.versions()
     f.halves()
     f.percents()

@@ -33,444 +33,8 @@ import re
 from dataclasses import dataclass, field
 
 from convmem.core.numbers import Value, find_numbers
+from convmem.memory import act_cues as vocab
 
-_I = re.IGNORECASE
-_CJK = re.compile(r"[\u3400-\u9fff]")
-
-
-def _words(*alternatives: str) -> str:
-    return "|".join(alternatives)
-
-
-# --- English --------------------------------------------------------------------------------
-
-ACK = re.compile(
-    r"^(?:ok(?:ay)?|k|kk|sure|thanks?(?: you)?(?: so much| a lot)?|thx|ty|cheers|great|cool|nice"
-    r"|perfect|awesome|amazing|got it|gotcha|sounds good|sounds great|looks good|lgtm|makes sense"
-    r"|yes|yeah|yep|yup|no|nope|nah|right|exactly|correct|true|fair enough|i see|oh|ah|hmm+|um+"
-    r"|lol|lmao|haha+|hi|hello|hey(?: there)?|good (?:morning|evening|night|afternoon)|bye"
-    r"|see you|np|no worries|will do|done|yes please|please do|go ahead|let's do it|do it"
-    r"|that works|works for me|that's it|that's all|that helps|this helps|love it|wow"
-    r"|interesting|not bad|fine|alright|good|much better|better|same|agreed|indeed|welp"
-    r"|ok that works|ok cool|ok thanks|great thanks|thanks again|you're the best)"
-    r"(?:[\s,!.]+(?:thanks|thank you|man|dude|buddy|mate|again|so much))*[\s!.~]*$",
-    _I,
-)
-FEELING = re.compile(
-    r"^(?:ugh|argh|omg|ugh+|wow|yay|phew)\b"
-    r"|\bi(?:'m| am) (?:so |really |kinda |a bit |super |pretty |very )*(?:stressed|worried|excited"
-    r"|tired|happy|annoyed|nervous|frustrated|confused|lost|overwhelmed|sorry|glad|scared"
-    r"|exhausted|curious|thrilled|relieved|anxious|bored|sick of|fed up|not sure how i feel)\b"
-    r"|\b(?:this|that|it) (?:is|was|'s) (?:so |really |kinda )*(?:annoying|stressful|frustrating"
-    r"|weird|crazy|insane|ridiculous|amazing|awesome|great|helpful|confusing)\b"
-    r"|\bi (?:hate|love) (?:this|that|it)\b|\bdriving me (?:crazy|nuts)\b"
-    r"|\bi want to make sure\b|\bi just want\b|\bi hope\b|\bfingers crossed\b|\bwish me luck\b"
-    r"|\b(?:burned out|burnt out|swamped|exhausted|stressed out|fed up|a mess|a nightmare|chaos)\b",
-    _I,
-)
-QUESTION_START = re.compile(
-    r"^(?:what|what's|whats|how|how's|which|why|when|where|who|whom|whose|is|are|was|were|am|do|does"
-    r"|did|can|could|would|will|should|shall|may|might|have|has|had|isn't|aren't|doesn't|don't"
-    r"|didn't|won't|wouldn't|shouldn't|any (?:idea|ideas|thoughts|chance|way)|thoughts"
-    r"|is there|are there|any|anything|idk (?:if|whether)|wonder(?:ing)? (?:if|whether)"
-    r"|i wonder|not sure (?:if|whether) (?:you|it|this|that))\b",
-    _I,
-)
-REQUEST = re.compile(
-    r"^(?:please\s+|pls\s+|plz\s+|kindly\s+)?(?:can|could|would|will) (?:you|u)\b"
-    r"|^(?:please|pls|plz)\s+(?!always|never|don't|do not|only|keep|make sure|use|stick|avoid)"
-    r"|\b(?:help me|i need you to|i'd like you to|i want you to|let me know|tell me|show me"
-    r"|give me|walk me through|remind me|find me|get me|send me|draft|write me|make me|quote me"
-    r"|recommend|suggest (?:a|an|some|me|something|any)|explain|summarize|double[- ]check|look into"
-    r"|take a look|have a look|figure out|can we|could we|shall we)\b"
-    r"|^(?:fix|write|add|create|implement|refactor|update|change|remove|delete|rename|run|check"
-    r"|test|debug|look at|investigate|review|find|search|list|show|explain|compare|calculate"
-    r"|convert|translate|generate|build|draft|plan|book|make|give|put together|research"
-    r"|summarize|outline|estimate|help|try|go through|redo|rewrite|clean up|set up|install"
-    r"|move|split|merge|revert|bump|upgrade|downgrade|commit|push|open|close|restart|deploy"
-    r"|rerun|re-run|retry|print|log|paste|read|grep|profile|benchmark)\b",
-    _I,
-)
-#: Verbs whose imperative sets a standing rule rather than asking for a task now.
-STANDING_IMPERATIVE = re.compile(
-    r"^(?:please\s+)?(?:always|never|don't|do not|dont|stop|avoid|only|keep|stick (?:to|with)|use"
-    r"|prefer|make sure|ensure|remember|assume|treat|stay|limit|cap|default to|leave|respect"
-    r"|follow|target|aim for|budget|reply|answer|respond|write (?:all|every|in)|name|put all"
-    r"|no more|no|nothing|all|every|each|skip|ignore)\b",
-    _I,
-)
-STANDING = re.compile(
-    r"\b(?:always|never|from now on|going forward|moving forward|from here on|for now on|every time"
-    r"|whenever|each time|in general|as a rule|at all times|by default|for all|all new|any new"
-    r"|every new|ever again|anymore|from this point|for the rest of|throughout|across the board)\b",
-    _I,
-)
-MODAL = re.compile(
-    r"\b(?:must|mustn't|must not|has to|have to|had better|need to|needs to|needn't|required|"
-    r"requirement|mandatory|is not allowed|are not allowed|aren't allowed|isn't allowed|not allowed"
-    r"|can't|cannot|can not|shouldn't|should not|should|shall|may not|ought to|forbidden|prohibited"
-    r"|no more than|at most|at least|no later than|no earlier than|under no circumstances"
-    r"|is a must|a hard (?:limit|requirement|constraint)|non-negotiable|dealbreaker|deal-breaker"
-    r"|has to be|have to be|needs to be|need to be|it's important that|make sure|ensure|only)\b",
-    _I,
-)
-REQUIREMENT_NOUN = re.compile(
-    r"\b(?:budget|limit|cap|deadline|max(?:imum)?|min(?:imum)?|ceiling|threshold|quota|sla|slo"
-    r"|requirement|constraint|rule)\b|预算|上限|下限|截止|最晚|最迟|限额|封顶",
-    _I,
-)
-COMMIT = re.compile(
-    r"\b(?:let's go with|lets go with|let's use|lets use|let's do|let's pick|let's book|let's take"
-    r"|let's stick with|let's keep|let's switch|let's move"
-    r"|let's make it|let's say|go with|going with"
-    r"|we(?:'ll| will| are going to|'re going to) (?:go with|use|take|do|pick|book|stick|keep"
-    r"|switch|move|ship|deploy|launch|buy)"
-    r"|i(?:'ll| will|'m going to| am going to) (?:go with|take|do|pick|book|buy|get|use|stick"
-    r"|keep|accept|sign|try|order|choose|rent|switch|move)"
-    r"|(?:i|we)(?:'ve| have)? (?:decided|chose|chosen|picked|selected|booked|bought|ordered|"
-    r"reserved|accepted|signed|settled on|went with|committed to|switched to|moved to|"
-    r"agreed (?:on|to)|paid|purchased|registered|enrolled|applied|rented|leased|scheduled|"
-    r"confirmed|locked in|finalized|opted for|landed on|ended up (?:with|going with|choosing))"
-    r"|(?:the )?decision is|decided:|final answer|that's decided|it's settled|we're set on"
-    r"|i(?:'m| am) (?:taking|going with|getting|booking|buying|doing|sticking with|keeping)"
-    r"|we(?:'re| are) (?:taking|going with|getting|booking|buying|doing|sticking with|keeping"
-    r"|switching to|moving to|using)\b(?=.*\b(?:instead|now|from now|going forward)\b)"
-    r")\b",
-    _I,
-)
-PREFER = re.compile(
-    r"\b(?:i|we) (?:(?:really|kinda|kind of|much|would|'d|do|generally|usually|strongly|also)\s+)*"
-    r"(?:prefer|rather|like|love|enjoy|hate|dislike|can't stand|don't like|do not like|don't love"
-    r"|am not a fan of|'m not a fan of|'m a fan of|am a fan of|lean towards?|favor|favour)\b"
-    r"|\b(?:my|our) (?:preference|favorite|favourite|go-to)\b|\bpreferably\b|\bideally\b"
-    r"|\bwould be (?:nice|great|ideal|better)\b"
-    r"|\bi'd (?:love|like) (?:it|if|a|an|the|to have|some)\b"
-    r"|\bnot a (?:big )?fan of\b|\bi'm (?:more )?(?:a|an) \w+ (?:person|guy|girl|type)\b"
-    r"|\b(?:rather not|if possible|if we can|nice to have|bonus if|bonus points)\b",
-    _I,
-)
-OPEN = re.compile(
-    r"\b(?:still|yet to|haven't|have not|hasn't|not yet|didn't) (?:decide|decided|deciding|pick"
-    r"|picked|choose|chosen|settle|settled|figured out|made up (?:my|our) mind|sure)\b"
-    r"|\b(?:torn between|deciding between|choosing between"
-    r"|undecided|up in the air|tbd|to be decided"
-    r"|on the fence|can't decide|cannot decide|can't make up|not sure (?:whether|if|which|between)"
-    r"|unsure (?:whether|if|which)|weighing|debating (?:whether|between)|either\b.*\bor\b.*\byet)\b"
-    r"|\b(?:need|have) to (?:decide|choose|pick|figure out) (?:whether|between|which|if)\b",
-    _I,
-)
-HYPOTHETICAL = re.compile(
-    r"^(?:if|unless|suppose|supposing|assuming|in case|what if|imagine|maybe|perhaps|possibly"
-    r"|probably|i guess|i think maybe|not sure|i might|we might|might|could|would|it would"
-    r"|it might|it could|hopefully|worst case|best case)\b"
-    r"|\b(?:might|could|would) (?:be|have|need|want|try|work|help|go|end up)\b"
-    r"|\bif (?:we|i|you|it|they) (?:had|were|could|did)\b",
-    _I,
-)
-NARRATION = re.compile(
-    r"\b(?:yesterday|last night|this morning|earlier today|just now|a minute ago|an hour ago"
-    r"|the other day|last time|last week|earlier|just)\b"
-    r"|^(?:i|we) (?:tried|ran|ran into|ran it|ran the"
-    r"|did|saw|got|noticed|found|checked|spent|looked"
-    r"|restarted|reinstalled|deleted|removed|added|changed|updated|pushed|merged|opened|clicked"
-    r"|went|came|called|talked|asked|told|heard|read|watched|had|was|were|missed|forgot|lost"
-    r"|broke|fixed|managed|finished|started|wanted|thought|figured|realized|tested)\b"
-    r"|^(?:it|this|that|the (?:build|test|tests|app|server|job|deploy|script|page|ci|pipeline))"
-    r" (?:crashed|failed|broke|worked|hung|timed out|died|stopped|returned|threw|gave|printed"
-    r"|showed|keeps|kept|still|now|just|seems|looks|doesn't|didn't|won't|isn't)\b",
-    _I,
-)
-LASTING_FACT = re.compile(
-    r"\b(?:i|we)(?:'m|'re| am| are) (?:on|using|running|based in|located in|in|at|from|a|an"
-    r"|\d+|allergic|vegetarian|vegan|married|pregnant|retired|remote|self-employed|freelance"
-    r"|flying|leaving|arriving|moving|staying|visiting|traveling|travelling|going)\b"
-    r"|\b(?:i|we) (?:use|run|have|live|work|own|rent|earn|make|pay|host|deploy|ship|support"
-    r"|target|store|keep|need|fly|leave|arrive|land|start|graduate|move|owe|get paid)\b"
-    r"|\b(?:my|our|the|his|her|their|its|this|that)\b[\w\s/'.-]{0,40}?\b(?:is|are|was|were|has"
-    r"|have|lives|runs|sits|costs|takes|uses|holds|contains|equals|comes to|starts|ends|opens"
-    r"|closes|leaves|lands|arrives|departs|expires|renews|is due)\b"
-    r"|\b(?:there (?:is|are)|it's|it is|that's|we've got|i've got|i have|we have)\b",
-    _I,
-)
-#: A value or option accepted: "TTL 60s is fine", "180ms is ok", "PyJWT 就行", "丝巾可以".
-SETTLES = re.compile(
-    r"\b(?:is|are|'s|sounds|seems|should be|would be|will be)\s+(?:fine|ok|okay|good|enough|right"
-    r"|plenty|perfect|great)\b|\bshould (?:do|cover|work|be enough)\b|\bworks for (?:me|us)\b"
-    r"|\b(?:then|it is|it's)\s*$|^(?:go|going) with\b|^(?:just|only)\s+\w+"
-)
-ZH_SETTLES = re.compile(
-    r"(?:就行|就好|可以了?|行了?|够了|没问题|也行|挺好|不错)[吧啊呀的了。！!～~]*$|^就(?:用|选|定|要|按)"
-)
-#: Someone else's rule the person relays: "my wife says", "ops froze", "电商那边要我".
-THIRD_PARTY = re.compile(
-    r"\b(?:my|our|the)\s+(?:wife|husband|partner|boss|manager|lead|team|landlord|doctor|dietitian"
-    r"|physio|school|hoa|client|customer|legal|security|ops|finance|cto|ceo|pm|dba|mom|dad|parents"
-    r"|company|employer|insurer)\s+(?:says?|said|wants?|needs?|requires?|insists?|froze|told|asked)\b"
-    r"|\b(?:legal|security|ops|finance|compliance|the client|the customer|they)\s+(?:wants?|needs?"
-    r"|requires?|says?|froze|insists?)\b",
-    _I,
-)
-ZH_THIRD_PARTY = re.compile(
-    r"(?:老公|老婆|老板|领导|主管|医生|老师|学校|公司|客户|运维|安全|法务|财务|产品|房东|爸|妈|那边)"
-    r"(?:说|要求|要我|让我|规定|不让|不给|只给|刚说)"
-)
-#: A commitment in other words: signed up, reserved, "I'll ask for", "报了", "挂了号", "先不做".
-COMMIT_MORE = re.compile(
-    r"\b(?:signed up|reserved|registered|enrolled|i'll ask for|i'll throw|i'll put|i'll set aside"
-    r"|i'm putting|we're moving|we're getting|we're not (?:renewing|doing|going)|not renewing"
-    r"|we'll skip|skip the|dropping|i'm dropping|we're dropping|i picked|picked up)\b",
-    _I,
-)
-ZH_COMMIT_MORE = re.compile(
-    r"(?:报了|挂了|订了|定在|准备|我去|先用|先上|先不(?:开|做|搞|上|管)|这期不做|不做了|放弃|交了定金|下单)"
-)
-#: A requirement stated with "needs": "the hotel needs free parking", "it needs CarPlay".
-NEEDS = re.compile(
-    r"\b(?:needs|requires|must have|has to have)\s+(?!to\b|help\b|you\b|me\b|us\b)\w", _I
-)
-#: Chinese "X 用 Y": a named tool chosen for a role ("日志库用 loguru", "缓存先上 Redis").
-ZH_NAMED_CHOICE = re.compile(
-    r"^[\u3400-\u9fff]{1,10}\s*(?:就|先|还是|统一|都)?(?:用|上|选|换成|改用)\s*[A-Za-z][\w.+-]*"
-)
-#: A Chinese statement that is a subject and a value: "超时时间30秒", "预算3000元".
-ZH_SUBJECT_VALUE = re.compile(
-    r"^[\u3400-\u9fffA-Za-z_ ]{2,12}?\s*(?:是|为|要|在)?\s*[\d零一二两三四五六七八九十百千万]"
-)
-SECOND_PERSON_RULE = re.compile(
-    r"^(?:you|u) (?:must|should|need to|have to|can't|cannot|shouldn't|mustn't|may not|always|never"
-    r"|only)\b",
-    _I,
-)
-SELF_SUBJECT = re.compile(r"^(?:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|we'll|my|our)\b", _I)
-
-# --- Chinese ---------------------------------------------------------------------------------
-
-ZH_ACK = re.compile(
-    r"^(?:好的?|好吧|好嘞|好哒|好滴|行|行吧|可以|没问题|谢谢(?:你|您|啦|了)?|多谢|感谢|辛苦了|收到|明白了?"
-    r"|懂了|知道了|了解|嗯+|哦+|噢+|哈+|嘿嘿|呵呵|对|对的|是的|是啊|没错|ok|OK|棒|太棒了|厉害|不错"
-    r"|你好|您好|早上好|晚上好|拜拜|再见|好的谢谢|好的呀|就这样吧?|那就这样|ok的|嗯嗯好的|哇|太好了)"
-    r"[啊呀呢吧哈哦啦嘛～~!！。.，,\s]*$"
-)
-ZH_FEELING = re.compile(
-    r"(?:好累|好烦|烦死了|累死了|头疼|头大|崩溃|太难了|郁闷|开心|紧张|担心|焦虑|纠结死了|无语|服了|忙疯了|一团乱|乱成"
-    r"|太贵了吧|好贵|吓死|我好|希望(?!你)|但愿|祝我)"
-)
-ZH_QUESTION = re.compile(
-    r"(?:吗|么|嘛|呢)[？?。!！\s]*$|[？?]\s*$"
-    r"|^(?:怎么|怎样|如何|为什么|为啥|哪|哪个|哪些|哪里|哪儿|什么|啥|多少|几|是否|是不是|有没有|能不能"
-    r"|可不可以|要不要|会不会|该不该|需不需要|用不用|行不行|好不好|对不对)"
-    r"|(?:怎么样|怎么办|如何|多少钱|多久|多长时间|几点|几个|哪个好|选哪个|是不是|有没有|能不能|可不可以"
-    r"|会不会|要不要|行不行|对不对|好不好)"
-)
-ZH_REQUEST = re.compile(
-    r"^(?:请|麻烦|劳驾)?(?:你|您)?(?:帮我|帮忙|给我|替我|请你|请帮|帮|能否|能不能|可以帮|可不可以|你能|你可以"
-    r"|您能|您可以|推荐|介绍|查一下|查查|查下|看看|看一下|看下|搜一下|找一下|找个|找一|找家|想找|列一下"
-    r"|写一|写个|改一下|改下|修一下|修复|解释|说一下|讲一下|分析|算一下|算算|比较|对比|总结|整理|翻译|生成|做一"
-    r"|规划|安排一下|推荐一下|跑一下|测一下|测试一下|检查一下|排查|重构|实现|加一个|加个|删掉|删除|重启|部署一下)"
-    r"|(?:帮我|帮忙|麻烦你|你帮|给我推荐|推荐一下|推荐个|推荐一个|能推荐|帮忙看看|帮我看看|帮我查|帮我找|帮我写"
-    r"|帮我改|帮我算|帮我订|帮我规划|帮我列)"
-)
-ZH_STANDING = re.compile(
-    r"(?:以后|之后都|从现在起|从现在开始|今后|往后|每次|一律|统一|永远|一直都要|始终|任何时候|所有的?|全部|默认"
-    r"|都要|都得|都必须|都不要|都别|一概)"
-)
-ZH_MODAL = re.compile(
-    r"(?:必须|务必|一定要|一定得|得要|需要|要求|只能|只要|只用|只接受|只考虑|不能|不可以|不准|不许|不得|禁止|严禁"
-    r"|千万别|千万不要|不要|别|不用|无需|不超过|不能超过|不要超过|不得超过|不低于|不少于|至少|最多|以内|以下|以上"
-    r"|之内|控制在|上限|下限|底线|红线|硬性|硬要求|前提是|保证|确保|记得|得|要(?!不要|么|是|不|求)|应该)"
-)
-ZH_COMMIT = re.compile(
-    r"(?:决定|定了|就定|敲定|确定(?:了|用|选|去|要)|就用|就选|就去|就订|就买|就要|就这个|就这家|就它|就那个|就那家"
-    r"|选了|选定|订了|订好了|已经订|预订了|买了|下单了|付了|交了|报了名|报名了|签了|接受了|答应了|租了|约了"
-    r"|用这个|用那个|采用|改用|换成|换用|切到|迁到|我们用|咱们用|那就|那我们就|那就用|那就选|那就订|我要了"
-    r"|拍板|就按|按这个|按你说的)"
-)
-ZH_PREFER = re.compile(
-    r"(?:喜欢|偏好|偏爱|更想|比较想|倾向于?|最好|希望能|想要|爱吃|不爱|讨厌|不喜欢|不太喜欢|受不了|习惯用"
-    r"|更习惯|尽量|优先|比较喜欢|能.{0,6}最好|的话更好|就更好了|也行|无所谓)"
-)
-ZH_OPEN = re.compile(
-    r"(?:还没(?:有)?(?:决定|定|想好|确定|选|考虑好)|没想好|没定|待定|纠结|犹豫|拿不定|不确定(?:要不要|是|用|选)"
-    r"|还在考虑|在考虑|考虑中|二选一|要么.{1,20}要么|还是.{1,20}(?:没定|再说|再看))"
-)
-ZH_HYPOTHETICAL = re.compile(
-    r"^(?:如果|要是|假如|假设|万一|也许|可能|或许|说不定|大概|估计|应该会)"
-)
-ZH_NARRATION = re.compile(
-    r"(?:昨天|前天|刚才|刚刚|刚|今天早上|上午|下午|晚上|之前|上次|上周|那天|早上)"
-    r".{0,20}(?:了|过)"
-    r"|^(?:我|我们)(?:试了|跑了|看了|查了|找了|问了|去了|用了|改了|删了|装了|重启了|发现|遇到|碰到)"
-)
-ZH_FACT = re.compile(r"(?:是|在|有|用的是|跑在|部署在|住在|位于|叫|为|等于|花了|需要|占|要)")
-
-
-# --- cue vocabularies (features by presence) -------------------------------------------------
-
-EN_CUES = frozenset(
-    """must should need needs have has had can't cannot cant don't dont never always only no not
-    shouldn't won't will 'll would could might may maybe probably please let's lets want wants
-    wanted prefer rather like love hate ideally hope decided booked bought ordered going gonna
-    chose picked use using used keep stick switch make set pin leave skip drop avoid stop limit
-    cap max min under over least most budget deadline by before after until is are was were be
-    been got i i'm im i've i'd i'll we we're we've we'd we'll my our you your he she they it
-    it's its this that there the if when unless because since so but and or still yet sure
-    deciding between whether thinking think guess feel fine ok okay good great thanks yesterday
-    today tomorrow now currently usually every each all any new anymore again instead actually
-    also just right here what how why which who where do does did going to trying lol haha
-    ugh wow hey hi sorry wait found tried ran saw looks seems works worked broke fails failed
-    prod staging main tests test anything everything nothing something per a day week month
-    year total about around like maybe ok agreed deal settled go with fine done works
-    requirement requires required rule policy sla team says said wants their his her its
-    me mine us them allergic vegetarian live living moving flying leaving arriving lands
-    landing starts start due""".split()
-)
-ZH_CUES = (
-    "我们",
-    "咱们",
-    "我",
-    "你",
-    "您",
-    "他",
-    "她",
-    "它",
-    "要",
-    "必须",
-    "一定",
-    "不要",
-    "别",
-    "不能",
-    "不用",
-    "只能",
-    "只",
-    "都",
-    "以后",
-    "每次",
-    "每",
-    "用",
-    "改成",
-    "改为",
-    "改",
-    "换",
-    "就",
-    "吧",
-    "吗",
-    "呢",
-    "了",
-    "过",
-    "是",
-    "有",
-    "在",
-    "想",
-    "希望",
-    "喜欢",
-    "最好",
-    "尽量",
-    "订",
-    "买",
-    "选",
-    "定",
-    "决定",
-    "先",
-    "再",
-    "还是",
-    "或者",
-    "纠结",
-    "没想好",
-    "如果",
-    "要是",
-    "可能",
-    "应该",
-    "帮",
-    "请",
-    "能不能",
-    "可以",
-    "推荐",
-    "看看",
-    "多少",
-    "怎么",
-    "什么",
-    "哪",
-    "好的",
-    "谢谢",
-    "哈哈",
-    "太",
-    "不",
-    "没",
-    "预算",
-    "以内",
-    "以上",
-    "以下",
-    "不超过",
-    "至少",
-    "最多",
-    "左右",
-    "大概",
-    "昨天",
-    "刚才",
-    "今天",
-    "现在",
-    "之前",
-    "号",
-    "点",
-    "元",
-    "块",
-    "统一",
-    "一律",
-    "不考虑",
-    "不行",
-    "就行",
-    "就好",
-    "够了",
-    "对",
-    "错",
-    "其实",
-    "算了",
-    "感觉",
-    "觉得",
-    "好像",
-    "估计",
-    "听说",
-    "说",
-    "已经",
-    "还没",
-    "正在",
-    "打算",
-    "准备",
-    "计划",
-    "约",
-    "报",
-    "交",
-    "付",
-    "租",
-    "住",
-    "去",
-    "来",
-    "吃",
-    "不吃",
-    "过敏",
-    "有点",
-    "比较",
-    "特别",
-    "非常",
-    "挺",
-    "累",
-    "烦",
-    "担心",
-    "怕",
-    "需要",
-)
-START_VERBS_RULE = frozenset(
-    """use keep make set put stick avoid pin store split cut leave limit cap stay assume skip drop
-    default reply answer respond name prefer treat follow target only never always don't dont
-    no nothing all every each ensure remember respect run deploy""".split()
-)
-START_VERBS_TASK = frozenset(
-    """fix write add create implement refactor update change remove delete rename check test debug
-    look investigate review find search list show explain compare calculate convert translate
-    generate build draft plan book give help try go tell send get recommend suggest summarize
-    outline estimate rewrite clean install move merge revert bump upgrade commit push open close
-    restart rerun retry print log paste read grep profile benchmark walk""".split()
-)
 _WORD = re.compile(r"[a-z][a-z']*")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _ZH_LEN_UNIT = 2
@@ -509,7 +73,7 @@ class Context:
 
 def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value]]:
     """The named features of a clause (sorted), and its numbers."""
-    zh = bool(_CJK.search(text))
+    zh = bool(vocab.CJK.search(text))
     low = text.strip()
     lower = low.lower()
     numbers = find_numbers(low)
@@ -520,34 +84,43 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
         if value:
             on.add(name)
 
-    flag("act:question", low.endswith(("?", "？")) or (not zh and QUESTION_START.match(low)))
-    flag("act:zh_question", zh and ZH_QUESTION.search(low))
-    flag("act:ack", ACK.match(low) or (zh and ZH_ACK.match(low)))
-    flag("act:feeling", FEELING.search(low) or (zh and ZH_FEELING.search(low)))
-    flag("act:request", REQUEST.search(low) or (zh and ZH_REQUEST.search(low)))
-    flag("act:standing_imperative", STANDING_IMPERATIVE.match(low))
-    flag("act:standing", STANDING.search(low) or (zh and ZH_STANDING.search(low)))
-    flag("act:modal", MODAL.search(low) or (zh and ZH_MODAL.search(low)))
-    flag("act:you_rule", SECOND_PERSON_RULE.match(low))
-    flag("act:needs", NEEDS.search(low))
-    flag("act:zh_named_choice", zh and ZH_NAMED_CHOICE.search(low))
-    flag("act:zh_subject_value", zh and len(low) <= 18 and ZH_SUBJECT_VALUE.match(low))
-    flag("act:commit", COMMIT.search(low) or (zh and ZH_COMMIT.search(low)))
-    flag("act:commit_more", COMMIT_MORE.search(low) or (zh and ZH_COMMIT_MORE.search(low)))
-    flag("act:settles", SETTLES.search(low) or (zh and ZH_SETTLES.search(low)))
-    flag("act:third_party", THIRD_PARTY.search(low) or (zh and ZH_THIRD_PARTY.search(low)))
+    flag("act:question", low.endswith(("?", "？")) or (not zh and vocab.QUESTION_START.match(low)))
+    flag("act:zh_question", zh and vocab.ZH_QUESTION.search(low))
+    flag("act:ack", vocab.ACK.match(low) or (zh and vocab.ZH_ACK.match(low)))
+    flag("act:feeling", vocab.FEELING.search(low) or (zh and vocab.ZH_FEELING.search(low)))
+    flag("act:request", vocab.REQUEST.search(low) or (zh and vocab.ZH_REQUEST.search(low)))
+    flag("act:standing_imperative", vocab.STANDING_IMPERATIVE.match(low))
+    flag("act:standing", vocab.STANDING.search(low) or (zh and vocab.ZH_STANDING.search(low)))
+    flag("act:modal", vocab.MODAL.search(low) or (zh and vocab.ZH_MODAL.search(low)))
+    flag("act:you_rule", vocab.SECOND_PERSON_RULE.match(low))
+    flag("act:needs", vocab.NEEDS.search(low))
+    flag("act:zh_named_choice", zh and vocab.ZH_NAMED_CHOICE.search(low))
+    flag("act:zh_subject_value", zh and len(low) <= 18 and vocab.ZH_SUBJECT_VALUE.match(low))
+    flag("act:commit", vocab.COMMIT.search(low) or (zh and vocab.ZH_COMMIT.search(low)))
+    flag(
+        "act:commit_more",
+        vocab.COMMIT_MORE.search(low) or (zh and vocab.ZH_COMMIT_MORE.search(low)),
+    )
+    flag("act:settles", vocab.SETTLES.search(low) or (zh and vocab.ZH_SETTLES.search(low)))
+    flag(
+        "act:third_party",
+        vocab.THIRD_PARTY.search(low) or (zh and vocab.ZH_THIRD_PARTY.search(low)),
+    )
     flag(
         "act:negated",
         re.search(r"\b(?:not|no|never|don't|dont|can't|won't|isn't|nothing)\b", lower)
         or (zh and re.search(r"[不别没勿]", low)),
     )
-    flag("act:prefer", PREFER.search(low) or (zh and ZH_PREFER.search(low)))
-    flag("act:open_choice", OPEN.search(low) or (zh and ZH_OPEN.search(low)))
-    flag("act:hypothetical", HYPOTHETICAL.search(low) or (zh and ZH_HYPOTHETICAL.match(low)))
-    flag("act:narration", NARRATION.search(low) or (zh and ZH_NARRATION.search(low)))
-    flag("act:fact_shape", LASTING_FACT.search(low) or (zh and ZH_FACT.search(low)))
-    flag("act:self", SELF_SUBJECT.match(low) or low.startswith(("我", "咱们")))
-    flag("act:requirement_noun", REQUIREMENT_NOUN.search(low))
+    flag("act:prefer", vocab.PREFER.search(low) or (zh and vocab.ZH_PREFER.search(low)))
+    flag("act:open_choice", vocab.OPEN.search(low) or (zh and vocab.ZH_OPEN.search(low)))
+    flag(
+        "act:hypothetical",
+        vocab.HYPOTHETICAL.search(low) or (zh and vocab.ZH_HYPOTHETICAL.match(low)),
+    )
+    flag("act:narration", vocab.NARRATION.search(low) or (zh and vocab.ZH_NARRATION.search(low)))
+    flag("act:fact_shape", vocab.LASTING_FACT.search(low) or (zh and vocab.ZH_FACT.search(low)))
+    flag("act:self", vocab.SELF_SUBJECT.match(low) or low.startswith(("我", "咱们")))
+    flag("act:requirement_noun", vocab.REQUIREMENT_NOUN.search(low))
     for n in numbers:
         on.add(f"num:{n.type}")
     flag("num:none", not numbers)
@@ -556,7 +129,7 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
     flag("num:many", len(values) >= 3)
     if zh:
         on.add("lang:zh")
-        for cue in ZH_CUES:
+        for cue in vocab.ZH_CUES:
             if cue in low:
                 on.add(f"zh:{cue}")
         for run in _CJK_RUN.findall(low):
@@ -591,12 +164,12 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
             on.add(f"w:{w}")
         if words:
             first = words[0]
-            if first in START_VERBS_RULE:
+            if first in vocab.START_VERBS_RULE:
                 on.add(f"start:{first}")
                 on.add("start:rule_verb")
-            elif first in START_VERBS_TASK:
+            elif first in vocab.START_VERBS_TASK:
                 on.add("start:task_verb")
-            elif first in EN_CUES:
+            elif first in vocab.EN_CUES:
                 on.add(f"start:{first}")
             elif first.isdigit():
                 on.add("start:number")
@@ -664,7 +237,7 @@ def classify(text: str, ctx: Context = Context()) -> Act:
     names, numbers = features(text, ctx)
     stripped = text.strip()
     if len(stripped) < 2 or (
-        not _CJK.search(stripped) and len(re.findall(r"\w+", stripped)) < 2 and not numbers
+        not vocab.CJK.search(stripped) and len(re.findall(r"\w+", stripped)) < 2 and not numbers
     ):
         return Act(None, "too short", names, numbers)
     if "act:ack" in names and len(stripped) < 40:
@@ -683,20 +256,6 @@ def classify(text: str, ctx: Context = Context()) -> Act:
     return Act(kind, "model", names, numbers, parts, p)
 
 
-#: "I want to make sure it's fair", "I hope it works": a worry, not a wish to remember.
-WORRY = re.compile(r"^(?:i|we)\s+(?:just\s+)?(?:want to make sure|hope|wonder|worry)\b", _I)
-#: "we've been fighting with this for two weeks": an ongoing situation, told.
-ONGOING = re.compile(r"\b(?:i|we|i've|we've|they've)\s*(?:have\s+)?been\s+\w+ing\b", _I)
-
-
-#: Words that name a setting ("超时时间", "连接数", "TTL"): a terse "超时时间30秒" sets it.
-ZH_SETTING = re.compile(
-    r"超时|时间|上限|下限|数量|个数|大小|端口|版本|并发|副本|连接|缓存|过期|有效期|重试|间隔|频率|阈值|内存|磁盘|批量"
-    r"|ttl|timeout|worker|pool|qps|rps|p\d\d",
-    _I,
-)
-
-
 def guide_rule(
     kind: str | None, names: set[str], text: str, numbers: list[Value]
 ) -> tuple[str | None, str] | None:
@@ -706,9 +265,9 @@ def guide_rule(
     """
     asks = names & {"act:question", "act:zh_question", "act:request", "act:hypothetical"}
     values = [n for n in numbers if n.type != "version"]
-    if kind is not None and WORRY.search(text):
+    if kind is not None and vocab.WORRY.search(text):
         return None, "a worry, not a wish"
-    if kind == "fact" and ONGOING.search(text) and all(n.type == "duration" for n in values):
+    if kind == "fact" and vocab.ONGOING.search(text) and all(n.type == "duration" for n in values):
         return None, "an ongoing situation, told"
     if kind == "fact" and "act:requirement_noun" in names and values:
         return "constraint", "a limit (budget, cap, deadline)"  # however it is phrased
@@ -717,6 +276,6 @@ def guide_rule(
             return "constraint", "a requirement: it needs"
         if "act:zh_named_choice" in names:
             return "decision", "a named tool chosen for a role"
-        if "act:zh_subject_value" in names and values and ZH_SETTING.search(text):
+        if "act:zh_subject_value" in names and values and vocab.ZH_SETTING.search(text):
             return "constraint", "a setting and its value"
     return None

@@ -1,0 +1,197 @@
+"""Dates and clock times as people write them, in English and Chinese.
+
+``2024-03-15``, ``May 5``, ``5 May 2024``, ``by 3/15``, ``5月5号``, ``2024年3月15日``,
+``5月1号到4号``; ``8:30 PM``, ``20:30``, ``晚上8点半``, ``下午3点``. Dates become
+``YYYY-MM-DD``, ``MM-DD`` or ``YYYY-MM``; times ``HH:MM`` on a 24-hour clock.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+from convmem.core.units import CN_DIGIT, Value, parse_chinese_number
+
+
+class _Finds(Protocol):
+    text: str
+
+    def free(self, start: int, end: int) -> bool: ...
+
+    def add(self, value: Value) -> None: ...
+
+
+_MONTHS = {
+    m: i + 1
+    for i, names in enumerate(
+        (
+            "january jan", "february feb", "march mar", "april apr", "may", "june jun",
+            "july jul", "august aug", "september sep sept", "october oct",
+            "november nov", "december dec",
+        )
+    )
+    for m in names.split()
+}  # fmt: skip
+_MONTH_RE = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+
+_ISO_DATE = re.compile(r"(?<![\d.:/-])(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?![\d:])")
+_YEAR_MONTH = re.compile(r"(?<![\d.:/-])((?:19|20)\d{2})-(\d{2})(?![\d-])")
+_CN_DATE = re.compile(
+    r"(?:(\d{4}|[二〇零一三四五六七八九]{4})年)?"
+    r"(\d{1,2}|[一二三四五六七八九十]{1,3})月"
+    r"(?:(\d{1,2}|[一二三四五六七八九十]{1,3})(?:日|号|號))?"
+)
+_EN_DATE_MD = re.compile(
+    rf"\b({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", re.I
+)
+_EN_DATE_DM = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b(?:,?\s+(\d{{4}}))?", re.I
+)
+_DATE_LEAD = re.compile(r"\b(?:on|by|before|until|till|from|since|due)\s*$", re.I)
+_EN_MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\s+(\d{{4}})\b", re.I)
+_SLASH_DATE = re.compile(
+    r"\b(?:on|by|before|until|till|due|from|after)\s+(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b", re.I
+)
+
+_CLOCK = re.compile(
+    r"(?<![\d:.])(\d{1,2}):(\d{2})(?!:\d)(?![\d])(?:\s*([ap])\.?m\.?\b)?"
+    r"|(?<![\d:.])(\d{1,2})\s*([ap])\.?m\.?(?![a-z])",
+    re.I,
+)
+_CN_PERIOD = r"(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|半夜|今晚|明早|明晚)?"
+_CN_CLOCK = re.compile(
+    rf"({_CN_PERIOD})(\d{{1,2}}|[一二两三四五六七八九十]{{1,3}})[点點](?:(半)|(\d{{1,2}}|[一二三四五六七八九十]{{1,3}})分?|(一刻)|(三刻))?"
+)
+_CN_PERIOD_CLOCK = re.compile(rf"({_CN_PERIOD[3:-2]})\s*(\d{{1,2}}):(\d{{2}})")
+
+
+def find_dates(f: _Finds) -> None:
+    t = f.text
+    for m in _ISO_DATE.finditer(t):
+        y, mo, d = int(m[1]), int(m[2]), int(m[3])
+        if 1 <= mo <= 12 and 1 <= d <= 31 and f.free(*m.span()):
+            f.add(Value(m.group(), "date", f"{y:04d}-{mo:02d}-{d:02d}", None, *m.span()))
+    for m in _YEAR_MONTH.finditer(t):
+        if 1 <= int(m[2]) <= 12 and f.free(*m.span()):
+            f.add(Value(m.group(), "date", f"{m[1]}-{m[2]}", None, *m.span()))
+    for m in _CN_DATE.finditer(t):
+        if not f.free(*m.span()):
+            continue
+        month = small_int(m[2])
+        day = small_int(m[3]) if m[3] else None
+        year = _year(m[1]) if m[1] else None
+        if not month or not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):
+            continue
+        if day is None and year is None:
+            # "3月" alone: a month (or "3个月" was already a duration): leave it
+            continue
+        if day is None:
+            value = f"{year:04d}-{month:02d}"
+        elif year is None:
+            value = f"{month:02d}-{day:02d}"
+        else:
+            value = f"{year:04d}-{month:02d}-{day:02d}"
+        f.add(Value(m.group(), "date", value, None, *m.span()))
+    for m in re.finditer(r"(\d{1,2})月\d{1,2}[号日](?:到|至|-|~|～)(\d{1,2})[号日]", t):
+        start = m.start(2)
+        if f.free(start, m.end()) and 1 <= int(m[2]) <= 31 and 1 <= int(m[1]) <= 12:
+            value = f"{int(m[1]):02d}-{int(m[2]):02d}"
+            f.add(Value(t[start : m.end()], "date", value, None, start, m.end()))
+    for pattern, order in ((_EN_DATE_MD, "md"), (_EN_DATE_DM, "dm")):
+        for m in pattern.finditer(t):
+            if not f.free(*m.span()):
+                continue
+            month_word, day_text = (m[1], m[2]) if order == "md" else (m[2], m[1])
+            month = _MONTHS.get(month_word.lower().rstrip("."))
+            # "may 5" in lower case is more often the verb ("it may 5x…")
+            if (
+                month_word.lower().rstrip(".") == "may"
+                and order == "md"
+                and not m[3]
+                and month_word[0].islower()
+                and not _DATE_LEAD.search(t[: m.start()])
+            ):
+                continue
+            d = int(day_text)
+            if not month or not 1 <= d <= 31:
+                continue
+            value = f"{int(m[3]):04d}-{month:02d}-{d:02d}" if m[3] else f"{month:02d}-{d:02d}"
+            f.add(Value(m.group(), "date", value, None, *m.span()))
+    for m in _EN_MONTH_YEAR.finditer(t):
+        month = _MONTHS.get(m[1].lower().rstrip("."))
+        if month and f.free(*m.span()) and not (m[1].lower() == "may" and m[1][0] == "m"):
+            f.add(Value(m.group(), "date", f"{int(m[2]):04d}-{month:02d}", None, *m.span()))
+    for m in _SLASH_DATE.finditer(t):
+        mo, d = int(m[1]), int(m[2])
+        if 1 <= mo <= 12 and 1 <= d <= 31 and f.free(m.start(1), m.end()):
+            start = m.start(1)
+            year_text = m[3]
+            if year_text:
+                y = int(year_text) + (2000 if len(year_text) == 2 else 0)
+                value = f"{y:04d}-{mo:02d}-{d:02d}"
+            else:
+                value = f"{mo:02d}-{d:02d}"
+            f.add(Value(t[start : m.end()], "date", value, None, start, m.end()))
+
+
+def find_times(f: _Finds) -> None:
+    t = f.text
+    for m in _CN_CLOCK.finditer(t):
+        if not f.free(*m.span()):
+            continue
+        hour = small_int(m[2])
+        if hour is None or hour > 24:
+            continue
+        minute = 30 if m[3] else (small_int(m[4]) if m[4] else 15 if m[5] else 45 if m[6] else 0)
+        if minute is None or minute > 59:
+            continue
+        hour = _afternoon(m[1], hour)
+        f.add(Value(m.group(), "time", f"{hour:02d}:{minute:02d}", None, *m.span()))
+    for m in _CN_PERIOD_CLOCK.finditer(t):
+        if f.free(*m.span()) and m[1]:
+            hour, minute = _afternoon(m[1], int(m[2])), int(m[3])
+            if hour < 24 and minute < 60:
+                f.add(Value(m.group(), "time", f"{hour:02d}:{minute:02d}", None, *m.span()))
+    for m in _CLOCK.finditer(t):
+        if not f.free(*m.span()):
+            continue
+        if m[1] is not None:
+            hour, minute, ampm = int(m[1]), int(m[2]), m[3]
+        else:
+            hour, minute, ampm = int(m[4]), 0, m[5]
+        if minute > 59 or hour > 24 or (ampm and not 1 <= hour <= 12):
+            continue
+        if ampm:
+            hour = hour % 12 + (12 if ampm.lower() == "p" else 0)
+        f.add(Value(m.group(), "time", f"{hour:02d}:{minute:02d}", None, *m.span()))
+
+
+def small_int(s: str | None) -> int | None:
+    if s is None:
+        return None
+    if s.isdigit():
+        return int(s)
+    v = (
+        parse_chinese_number(s)
+        if len(s) > 1
+        else (CN_DIGIT.get(s) if s in CN_DIGIT else (10 if s == "十" else None))
+    )
+    return int(v) if v is not None else None
+
+
+def _year(s: str) -> int | None:
+    if s.isdigit():
+        return int(s)
+    if all(ch in CN_DIGIT for ch in s):
+        return int("".join(str(CN_DIGIT[ch]) for ch in s))
+    return None
+
+
+def _afternoon(period: str | None, hour: int) -> int:
+    if period in ("下午", "傍晚", "晚上", "夜里", "今晚", "明晚") and hour < 12:
+        return hour + 12
+    if period in ("中午",) and hour < 6:
+        return hour + 12
+    if period in ("凌晨", "半夜") and hour == 12:
+        return 0
+    return hour
