@@ -13,6 +13,7 @@ the stored items (:mod:`convmem.memory.links`).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -293,13 +294,12 @@ def candidates(text: str, from_user: bool = True, after_question: bool = False) 
         values = [n for n in act.numbers if not _rejected_value(n, reading, body)]
         nums, conditions = number_conditions(body, values)
         if reading.correction or clause.corrects:
-            reading = subjects.Reading(
-                reading.subject,
-                True,
-                reading.scratch or "scratch" in clause.opener.lower() or "算了" in clause.opener,
-                reading.rejected,
-                reading.retract_target,
-                reading.names,
+            reading = dataclasses.replace(
+                reading,
+                correction=True,
+                scratch=reading.scratch
+                or "scratch" in clause.opener.lower()
+                or "算了" in clause.opener,
             )
         out.append(
             Candidate(

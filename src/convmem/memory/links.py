@@ -177,6 +177,9 @@ def relate(
         if score:
             scored.append((score, n, item))
     scored.sort(key=lambda t: (-t[0], -t[1]))
+    if reading.hearsay and scored and scored[0][0] >= 3 and cand.kind in COMPARABLE:
+        # someone else's claim against the person's own: both stand, as a dispute
+        return Link("disputes", scored[0][2], "another person's claim about the same subject")
     if reading.correction:
         # two named subjects that share nothing are two things ("超时时间" is not "p95")
         scored = [
@@ -188,8 +191,8 @@ def relate(
             return Link("supersedes", scored[0][2], "a correction of the same subject")
         if reading.scratch:
             return Link("supersedes", pool[-1], "scratch that: the item just before")
-        if units or types:
-            same = [i for i in pool if (units & _units(i.numbers)) or (types & _types(i.numbers))]
+        if units:
+            same = [i for i in pool if units & _units(i.numbers)]
             if same:
                 return Link("supersedes", same[-1], "a correction of the latest value in that unit")
         return None

@@ -136,7 +136,11 @@ _CORRECTION = re.compile(
     r"|\b(?:make it|make that|change (?:it|that|this) to|change to|switch to|switching to"
     r"|instead of|rather than|should be \S+ instead|use \S+ instead|instead|i meant|i mean"
     r"|meant to say|not \S+ but|correction:|typo)\b"
-    r"|改成|改为|换成|换用|改用|更正|纠正|不是.{1,30}?而是|应该是|改一下|说错了|我是说|算了|调成|调到|改到",
+    r"|改成|改为|换成|换用|改用|更正|纠正|不是.{1,30}?而是|应该是|改一下|说错了|我是说|算了|调成|调到|改到"
+    # a change of what was said: "we're 13 now", "the exam moved to May 24", "现在是"
+    r"|\b(?:now|moved to|moved it to|pushed to|bumped (?:me |it |us )?(?:up |down )?to|goes to|went up"
+    r" to|went down to|more like|changed to|updated to|raised to|lowered to|cut to|dropped to"
+    r"|instead|anymore|no longer)\b|现在(?:是|改|变)|变成|挪到|涨到|降到|提到|推迟到|提前到|延到",
     _I,
 )
 _SCRATCH = re.compile(
@@ -156,7 +160,8 @@ _RETRACT = re.compile(
     r"|(?P<f>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个"
     r"|的事|的要求|那条)?(?:先)?(?:不用管了|不用考虑了|不需要了"
     r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不做了|不搞了)"
-    r"|(?:别管|不用管|不用考虑|取消|先不搞|先别搞|先不做|先不要)(?P<g>[\u3400-\u9fffA-Za-z0-9]{1,10})",
+    r"|(?:别管|不用管|不用考虑|取消|先不搞|先别搞|先不做|先不要)(?P<g>[\u3400-\u9fffA-Za-z0-9]{1,10})"
+    r"|^先别(?P<h2>[\u3400-\u9fff]{1,4})",
     _I,
 )
 
@@ -273,6 +278,15 @@ def subject_words(key: str) -> set[str]:
     return out
 
 
+#: Someone else's claim: "my husband thinks dinner's at 3", "someone on the team says…".
+THIRD_PARTY = re.compile(
+    r"\b(?:my|our|the|his|her)\s+\w+\s+(?:thinks?|says?|said|claims?|insists?|told me)\b"
+    r"|\b(?:someone|somebody|they|he|she)(?:\s+on the \w+)?\s+(?:thinks?|says?|said|claims?)\b"
+    r"|\baccording to\b|(?:老公|老婆|同事|老板|他|她|他们|有人|运维|产品)(?:说|觉得|认为)",
+    _I,
+)
+
+
 @dataclass(frozen=True)
 class Reading:
     """What one clause says about earlier ones."""
@@ -283,6 +297,7 @@ class Reading:
     rejected: tuple[str, ...]
     retract_target: str | None
     names: tuple[str, ...]
+    hearsay: bool = False
 
 
 def read(text: str, opener: str = "") -> Reading:
@@ -309,6 +324,7 @@ def read(text: str, opener: str = "") -> Reading:
         rejected=tuple(dict.fromkeys(rejected)),
         retract_target=retract,
         names=names,
+        hearsay=bool(THIRD_PARTY.search(whole)),
     )
 
 
