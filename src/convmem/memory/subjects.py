@@ -138,8 +138,9 @@ _CORRECTION = re.compile(
     r"|meant to say|not \S+ but|correction:|typo)\b"
     r"|改成|改为|换成|换用|改用|更正|纠正|不是.{1,30}?而是|应该是|改一下|说错了|我是说|算了|调成|调到|改到"
     # a change of what was said: "we're 13 now", "the exam moved to May 24", "现在是"
-    r"|\b(?:now|moved to|moved it to|pushed to|bumped (?:me |it |us )?(?:up |down )?to|goes to|went up"
-    r" to|went down to|more like|changed to|updated to|raised to|lowered to|cut to|dropped to"
+    r"|\b(?:now|moved to|moved it to|pushed to|bumped (?:me |it |us )?(?:up |down )?to"
+    r"|goes to|went up to|went down to|more like|changed to|updated to|raised to|lowered to"
+    r"|cut to|dropped to"
     r"|instead|anymore|no longer)\b|现在(?:是|改|变)|变成|挪到|涨到|降到|提到|推迟到|提前到|延到",
     _I,
 )
