@@ -57,6 +57,8 @@ else
         --data "$LOCOMO" --json-out "$OUT/locomo-$DATE.json"
     run scale "$SNAP/scale.log" "$PY" bench/scale.py --out "$OUT"
 fi
+# extraction against the labelled set (both splits) and CrossWOZ
+run extraction "$OUT/extraction.txt" "$PY" bench/extraction.py --heldout --out "$OUT" --date "$DATE"
 # smaller runs of the other benchmarks under QUICK (their defaults otherwise)
 small() { [[ -n "${QUICK:-}" ]] && echo "$@"; }
 # shellcheck disable=SC2046

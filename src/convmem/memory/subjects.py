@@ -28,6 +28,7 @@ from convmem.core.numbers import Value, find_numbers
 
 _I = re.IGNORECASE
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 
 #: Interchangeable things a person chooses between: name -> what it is.
 ALTERNATIVES: dict[str, tuple[str, ...]] = {
@@ -218,7 +219,7 @@ def subject_key(text: str, numbers: list[Value] | None = None) -> str:
 def content_words(text: str) -> set[str]:
     """Words (and CJK bigrams) of a text that say what it is about."""
     out = set(_content_words_all(text))
-    for run in _CJK.findall(text) and re.findall(r"[\u3400-\u9fff]+", text):
+    for run in _CJK_RUN.findall(text):
         stripped = re.sub(
             r"[我你他她它们的了是在要就还先用吧呢吗啊也都和或者还是没定想好决定纠结]", " ", run
         )
