@@ -87,9 +87,32 @@ class MemoryRuntime:
         """Capture a batch; then bring derived memory up to date for touched sessions."""
         batch = list(events)
         result = self.capture.capture_many(batch)
+        self.link_delivered(batch)
         for session_id in sorted({e.session_id for e in batch}):
             self.after_capture(session_id)
         return result
+
+    def link_delivered(self, events: Sequence[Event]) -> None:
+        """Fill ``message_seq`` of the assembly logs whose blocks came back from the host.
+
+        A host stores the block it inserted (DSH as a ``convmem`` message, Claude Code
+        as a hook-context attachment line) and hands it back like any event; the log
+        whose text it carries, newest first and not linked yet, is the one it delivered.
+        """
+        from convmem.capture import is_convmem_block
+        from convmem.core.text import collapse_spaces, normalize_text
+
+        for event in events:
+            text = event.text if isinstance(event.text, str) else ""
+            if event.type != "user/message" or not is_convmem_block(text):
+                continue
+            said = collapse_spaces(normalize_text(text))
+            with self.store.transaction():
+                for log_id, block in self.store.undelivered_blocks(event.session_id):
+                    shown = collapse_spaces(normalize_text(block))
+                    if shown and (shown == said or shown in said):
+                        self.store.set_message_seq(log_id, event.seq)
+                        break
 
     def after_capture(self, session_id: str) -> None:
         """Extraction from the cursor, then validation of new assistant output.
@@ -312,3 +335,34 @@ class MemoryRuntime:
             session_id, tool_name, tool_input
         )
         return ToolDecision(decision.allowed, decision.reason)
+
+    # --- reports (the CLI, MCP and the hosts' own commands answer with these) ----------
+
+    def search(self, query: str, session_id: str | None = None, limit: int = 10) -> dict[str, Any]:
+        """Items and raw user evidence that match ``query`` (see :mod:`convmem.search`)."""
+        from convmem.search import search
+
+        return search(self.store, self.settings, query, session_id, limit)
+
+    def inspect(self, item_id: str, query: str | None = None) -> dict[str, Any] | None:
+        """An item with its lifecycle, sources, links and score (None: no such item).
+
+        ``query`` defaults to the latest text the person typed in the item's session.
+        """
+        from convmem.retrieval import Retriever
+
+        item = self.store.item(item_id)
+        if item is None:
+            return None
+        if query is None:
+            query = self.latest_user_text(item.session_id) or ""
+        return Retriever(self.store, self.settings).inspect_item(item_id, query)
+
+    def explain(self, session_id: str | None = None) -> dict[str, Any] | None:
+        """The latest logged assembly with the latest validation run of its session."""
+        from convmem.diagnostics import latest_validation
+
+        log = self.store.latest_assembly_log(session_id)
+        if log is None:
+            return None
+        return dict(log) | {"latest_validation": latest_validation(self.store, log["session_id"])}

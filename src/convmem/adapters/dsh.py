@@ -394,12 +394,11 @@ def memory_command(runtime: MemoryRuntime, session_id: str | None, args: str) ->
     """Answer ``/memory ARGS`` inside DSH: ``("success" | "error", text)``."""
     word, _, rest = args.strip().partition(" ")
     rest = rest.strip()
-    store = runtime.store
     out: list[str] = []
     if word in ("", "status"):
         from convmem.diagnostics import status
 
-        data = status(store, runtime.settings, session_id)
+        data = status(runtime.store, runtime.settings, session_id)
         counts = data["counts"]
         out.append(f"convmem store: {data['store']['location']}")
         out.append("counts: " + _line(counts))
@@ -411,7 +410,7 @@ def memory_command(runtime: MemoryRuntime, session_id: str | None, args: str) ->
         out.append("latest assembly: " + (_line(latest) if latest else "none yet"))
         out.append("compaction: " + _line(data["compatibility"]["compaction_events"] or "none"))
     elif word == "explain":
-        log = store.latest_assembly_log(session_id)
+        log = runtime.explain(session_id)
         if log is None:
             return "success", "no memory block has been assembled for this session yet"
         out.append(
@@ -425,32 +424,26 @@ def memory_command(runtime: MemoryRuntime, session_id: str | None, args: str) ->
             out.append("included: " + ", ".join(map(str, log["items"])))
         out.extend(f"note: {r}" for r in [*log["reasons"], *log["errors"]])
         out.extend(f"omitted {_line(o)}"[:300] for o in log["omitted"][:30])
+        from convmem.diagnostics import validation_line
+
+        out.append(validation_line(log["latest_validation"]))
     elif word == "inspect":
-        from convmem.retrieval import Retriever
-
-        item = store.item(rest) if rest else None
-        if item is None:
+        found = runtime.inspect(rest) if rest else None
+        if found is None:
             return "error", f"no memory item {rest!r}; `/memory search WORDS` lists item ids"
-        query = runtime.latest_user_text(item.session_id) or ""
-        data = Retriever(store, runtime.settings).inspect_item(item.id, query) or {}
-        out.append(f"{item.id} [{item.kind}, {item.evidence_type}, {item.status}]")
-        out.append(item.content)
-        if item.conditions:
-            out.append("conditions: " + "; ".join(item.conditions))
-        out.extend(f"[ev seq:{src['seq']}] {src['text'][:200]}" for src in data.get("sources", []))
-        out.extend(
-            f"{row['at']} {row['event']} by {row['actor']}" for row in data.get("lifecycle", [])
-        )
+        item = found["item"]
+        out.append(f"{item['id']} [{item['kind']}, {item['evidence_type']}, {item['status']}]")
+        out.append(item["content"])
+        if item["conditions"]:
+            out.append("conditions: " + "; ".join(item["conditions"]))
+        out.extend(f"[ev seq:{src['seq']}] {src['text'][:200]}" for src in found["sources"])
+        out.extend(f"{row['at']} {row['event']} by {row['actor']}" for row in found["lifecycle"])
     elif word == "search":
-        from convmem.retrieval import Retriever
-
         if not rest or session_id is None:
             return "error", "usage: /memory search <words> (inside a session)"
-        retriever = Retriever(store, runtime.settings)
-        found = retriever.retrieve(session_id, rest, 10)
-        out.extend(f"{s.item.id} [{s.item.kind}] {s.item.content[:200]}" for s in found.items)
-        for event, _ in retriever.rank_events(session_id, found.signals, 10):
-            out.append(f"[ev seq:{event.seq}] {event.text[:200]}")
+        hits = runtime.search(rest, session_id, 10)
+        out.extend(f"{r['id']} [{r['kind']}] {r['content'][:200]}" for r in hits["items"])
+        out.extend(f"[ev seq:{r['seq']}] {r['text'][:200]}" for r in hits["evidence"])
         if not out:
             out.append(f"nothing in this session's memory matches {rest!r}")
     else:

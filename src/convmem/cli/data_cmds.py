@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from convmem.cli.output import echo_json, echo_table
+from convmem.diagnostics import validation_line
 
 
 @click.command()
@@ -114,13 +115,8 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
             f"latest assembly: #{la['id']} session {la['session_id']}, {la['used_tokens']}/"
             f"{la['budget']} tokens, {'injected' if la['injected'] else 'not injected'}"
         )
-    lv = data["latest_validation"]
-    if lv:
-        click.echo(
-            f"latest validation: #{lv['id']} seq {lv['event_seq']}, "
-            f"{'ok' if lv['ok'] else str(lv['violations']) + ' violations'}"
-            + (", blocked" if lv["blocked"] else "")
-        )
+    if data["latest_validation"]:
+        click.echo(validation_line(data["latest_validation"]))
     comp = data["compatibility"]
     click.echo(f"compaction policy: {comp['policy']} (detected: {comp['detected']})")
     if "integrity" in data:

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from convmem.cli.output import echo_json, echo_table
+from convmem.diagnostics import validation_line
 from convmem.errors import NotFoundError
 
 
@@ -55,9 +56,7 @@ def assemble(
 @click.pass_obj
 def search(obj: Any, query: str, session: str | None, limit: int, as_json: bool) -> None:
     """Search memory items and raw user evidence (any text is safe to type)."""
-    from convmem.retrieval import search as run_search
-
-    data = run_search(obj.runtime.store, obj.settings, query, session, limit)
+    data = obj.runtime.search(query, session, limit)
     items, evidence = data["items"], data["evidence"]
     if as_json:
         echo_json(data)
@@ -86,8 +85,9 @@ def search(obj: Any, query: str, session: str | None, limit: int, as_json: bool)
 @click.option("--json", "as_json", is_flag=True, help="Print the logged row as JSON.")
 @click.pass_obj
 def explain(obj: Any, session: str | None, as_json: bool) -> None:
-    """Replay the latest assembly: sections, included ids, omissions and why."""
-    log = obj.runtime.store.latest_assembly_log(session)
+    """Replay the latest assembly (sections, included ids, omissions and why) and show
+    the latest validation run of its session."""
+    log = obj.runtime.explain(session)
     if log is None:
         raise NotFoundError("no assembly has been logged yet; run `convmem assemble` or a host")
     if as_json:
@@ -122,6 +122,11 @@ def print_explain(log: dict[str, Any]) -> None:
             ["omitted", "section", "reason"],
             [[o["id"], o["section"], o["reason"]] for o in log["omitted"]],
         )
+    if "latest_validation" in log:
+        click.echo("")
+        click.echo(validation_line(log["latest_validation"]))
+        for message in (log["latest_validation"] or {}).get("messages", []):
+            click.echo(f"  {message}")
 
 
 @click.command()
@@ -131,19 +136,12 @@ def print_explain(log: dict[str, Any]) -> None:
 @click.pass_obj
 def inspect(obj: Any, item_id: str, query: str | None, as_json: bool) -> None:
     """Show an item, its lifecycle, its quoted sources and its score breakdown."""
-    from convmem.retrieval import Retriever
-
-    runtime = obj.runtime
-    item = runtime.store.item(item_id)
-    if item is None:
+    data = obj.runtime.inspect(item_id, query)
+    if data is None:
         raise NotFoundError(f"no memory item {item_id!r}; `convmem search` finds item ids")
-    if query is None:
-        query = runtime.latest_user_text(item.session_id) or ""
-    data = Retriever(runtime.store, obj.settings).inspect_item(item_id, query)
     if as_json:
         echo_json(data)
         return
-    assert data is not None
     it = data["item"]
     click.echo(f"{it['id']}  {it['kind']}  {it['status']}  ({it['evidence_type']})")
     click.echo(f"  {it['content']}")
