@@ -660,12 +660,15 @@ def test_plugin_injects_once_per_turn_and_denies(
     assert out["hooks"] == [
         "agent/created",
         "agent/pre-step",
+        "agent/turn-stopping",
         "dispose",
         "session/event",
         "tools/pre-execute",
     ]
     assert all(m["kind"] == "convmem" and m["role"] == "user" for m in out["turn1"]["added"])
     [block] = out["turn2"]["added"]  # after the compaction: the constraint comes back
+    # right after the step's own input, before what the host adds after it
+    assert out["turn2"]["order"] == ["user", "convmem", "runtime-context"]
     assert block["text"].startswith(BLOCK_MARKER) and "3000 tokens at peak load" in block["text"]
     assert out["turn2again"]["added"] == []  # once per turn
     assert out["turn2step2"]["added"] == []  # a tool follow-up step carries no user input

@@ -31,10 +31,14 @@ def compatibility_report(
     else:
         detected = policy
     notes = []
+    if policy in ("auto", "compaction-basic"):
+        notes.append("a block at every step with input; after a compaction what it hid comes back")
     if policy == "billion-context":
-        notes.append("a gating compressor may suppress ordinary pre-step assembly")
+        notes.append("ordinary pre-step assembly is suppressed; a block once after each compaction")
     if policy == "none":
-        notes.append("compaction support is off; the block says so")
+        notes.append("nothing counts as visible, so blocks may repeat it; the block says so")
+    if not settings["compatibility.reinject_after_compaction"]:
+        notes.append("reinject_after_compaction is off: what a compaction hid is not brought back")
     return {
         "policy": policy,
         "detected": detected,

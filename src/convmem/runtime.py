@@ -20,6 +20,9 @@ from convmem.capture import Capture, CaptureResult, Event, is_user_evidence
 from convmem.config import Settings, load_settings
 from convmem.memory.store import MemoryStore, utc_now
 
+#: ``host_cursors.source`` holding the id of the last validation run a host acted on.
+REPAIR_CURSOR = "convmem/repair"
+
 
 class _Undo(Exception):
     """Rolls back a transaction on purpose (see :meth:`MemoryRuntime._as_if_said`)."""
@@ -205,6 +208,13 @@ class MemoryRuntime:
         """
         from convmem.delivery import share_allowance
 
+        skip = self.compaction_skip(session_id, trigger)
+        if skip is not None:
+            self._log_skip(session_id, skip, turn, step, trigger)
+            return None
+        if not self.settings["compatibility.reinject_after_compaction"]:
+            # what a compaction hid counts as still visible: nothing is brought back
+            messages, shadowed = None, []
         share = float(self.settings["assembly.max_context_share"])
         allowed = share_allowance(self.store, session_id, share, shadowed)
 
@@ -233,6 +243,40 @@ class MemoryRuntime:
         else:
             result = build(True)
         return result.text if result.injected else None
+
+    def compaction_skip(self, session_id: str, trigger: str) -> str | None:
+        """Why the compaction settings leave this step without a block (None: they do not).
+
+        ``reinject_after_compaction = false``: a block asked for because of a compaction
+        (``trigger="compaction"``) is not sent, and ordinary blocks treat what a
+        compaction hid as still visible. ``compaction_policy = billion-context``: the
+        context is so large that nothing leaves it but through a compaction, which a
+        gating compressor decides; ordinary per-step assembly is suppressed and a block
+        goes out only once after each compaction.
+        """
+        from convmem.delivery import compaction_boundary
+
+        if trigger == "compaction" and not self.settings["compatibility.reinject_after_compaction"]:
+            return "compatibility.reinject_after_compaction is off: nothing is re-injected"
+        if self.settings["compatibility.compaction_policy"] != "billion-context":
+            return None
+        boundary = compaction_boundary(self.store, session_id)
+        if boundary is not None and boundary > self.store.checkpoint(session_id).last_assembly_seq:
+            return None
+        return (
+            "compatibility.compaction_policy billion-context: ordinary pre-step assembly is"
+            " suppressed; a block goes out once after each compaction"
+        )
+
+    def _log_skip(
+        self, session_id: str, reason: str, turn: int | None, step: int | None, trigger: str
+    ) -> None:
+        from convmem.assembly import Assembler, AssemblyResult
+
+        budget = self.settings.budget
+        result = AssemblyResult(session_id, "", False, budget, 0, "estimate", "", turn, step)
+        result.trigger, result.reasons = trigger, [reason]
+        Assembler(self.store, self.settings).log(result)
 
     def _already_said(self, session_id: str, text: str) -> bool:
         from convmem.core.text import collapse_spaces, normalize_text
@@ -335,6 +379,31 @@ class MemoryRuntime:
             session_id, tool_name, tool_input
         )
         return ToolDecision(decision.allowed, decision.reason)
+
+    # --- repairs -----------------------------------------------------------------------
+
+    def repair_block(self, session_id: str) -> str | None:
+        """The repair reminder to hold the host's turn open with, once per failed reply.
+
+        Validation blocks only a deterministic failure of a check configured to block,
+        while ``validation.max_repair_attempts`` remain (see :mod:`convmem.validation`);
+        a host that can keep the model working on its reply (Claude Code's Stop hook,
+        DSH's turn-stopping hook) asks here after capturing the reply. The answer is the
+        reminder to give the model, or None; each blocked run is answered once.
+        """
+        if not self.settings["validation.enabled"]:
+            return None
+        log = self.store.latest_validation_log(session_id)
+        if log is None or not log["blocked"] or not log["repair_reminder"]:
+            return None
+        with self.store.transaction():
+            acted, _ = self.store.host_cursor(session_id, REPAIR_CURSOR)
+            if int(log["id"]) <= acted:
+                return None
+            self.store.set_host_cursor(
+                session_id, REPAIR_CURSOR, int(log["id"]), {"event_seq": log["event_seq"]}
+            )
+        return str(log["repair_reminder"])
 
     # --- reports (the CLI, MCP and the hosts' own commands answer with these) ----------
 

@@ -16,8 +16,10 @@ Operations (every reply has ``id`` and ``ok``; a failed one has ``error``):
 ``event``          ``session_id, event`` (one raw DSH event ``{type, seq, time, data}``)
 ``events``         ``events: [{session_id, event}, ...]`` (a batch, in host order)
                    → ``inserted``, ``recovered`` (from the log), ``skipped`` (unreadable)
-``pre_step``       ``session_id, turn, step, query?`` → ``text`` (the memory block or null)
+``pre_step``       ``session_id, turn, step, query?, trigger?`` → ``text`` (the memory block
+                   or null; ``trigger: "compaction"`` when a compaction is why it asks)
 ``pre_execute``    ``session_id, tool, arguments`` → ``allowed``, ``reason``
+``turn_stopping``  ``session_id, turn`` → ``repair`` (a repair reminder, or null)
 ``command``        ``session_id, args`` (the text after ``/memory``) → ``kind``, ``text``
 ``catch_up``       ``session_id`` → ``inserted`` (re-read the session log now)
 
@@ -109,6 +111,7 @@ class DshServer:
             "events": self.events,
             "pre_step": self.pre_step,
             "pre_execute": self.pre_execute,
+            "turn_stopping": self.turn_stopping,
             "command": self.command,
             "catch_up": self.catch_up_op,
         }
@@ -129,7 +132,14 @@ class DshServer:
             handler = self._ops.get(op) if isinstance(op, str) else None
             if handler is None:
                 raise BadRequest(f"unknown op {op!r}; expected one of {', '.join(self._ops)}")
-            if op in ("session_start", "events", "event", "pre_step", "pre_execute"):
+            if op in (
+                "session_start",
+                "events",
+                "event",
+                "pre_step",
+                "pre_execute",
+                "turn_stopping",
+            ):
                 from convmem.core.seen import mark_seen
 
                 mark_seen(self.runtime.settings.data_dir, "dsh", str(op))
@@ -328,12 +338,15 @@ class DshServer:
             self.catch_up(sid)  # events the log has and the live stream has not sent yet
             guess = self._last_seq.get(sid, -1) + 1
             pending = Event(sid, guess, "user/message", query, None, turn, step, role="user")
+        # "compaction": the plugin asks because a compaction folded the earlier block away
+        trigger = "compaction" if request.get("trigger") == "compaction" else "pre-step"
         text = self.runtime.pre_step(
             sid,
             None,
             turn,
             step,
             query=query,
+            trigger=trigger,
             shadowed=self.shadowed(sid),
             pending=pending,
         )
@@ -362,6 +375,13 @@ class DshServer:
             tool_input["cwd"] = base
         decision = self.runtime.pre_execute(sid, tool, tool_input)
         return {"allowed": decision.allowed, "reason": decision.reason}
+
+    def turn_stopping(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The turn is about to end: the repair reminder to go on with, if the reply
+        broke a blocking check (the events before this request were captured first)."""
+        sid = self._session(request)
+        self._ensure_seen(sid)
+        return {"repair": self.runtime.repair_block(sid)}
 
     def catch_up_op(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"inserted": self.catch_up(self._session(request))}

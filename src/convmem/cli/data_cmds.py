@@ -119,6 +119,8 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
         click.echo(validation_line(data["latest_validation"]))
     comp = data["compatibility"]
     click.echo(f"compaction policy: {comp['policy']} (detected: {comp['detected']})")
+    for note in comp["notes"]:
+        click.echo(f"  {note}")
     if "integrity" in data:
         _echo_integrity(data["integrity"])
         if not data["integrity"]["ok"]:
