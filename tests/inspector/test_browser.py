@@ -180,7 +180,7 @@ def test_a_blocks_omissions(en1: Cli, ui: Ui, page: Any) -> None:
     for entry in log["omitted"]:
         expect_text(omitted, entry["reason"])
     assert any("left in the budget" in o["reason"] for o in log["omitted"])
-    expect_text(page.locator("h2", has_text="Budget"), "of 140 tokens")
+    expect_text(page.locator("h2", has_text="Budget"), "of 140 est. tokens")
     assert page.locator("svg.bar rect").count() >= 1
     shown = page.locator(".part pre").all_inner_texts()
     assert "\n".join(shown) == log["text"]

@@ -94,7 +94,7 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
     )
     echo_table(["table", "rows"], sorted(data["counts"].items()))
     click.echo(f"pending extractions: {data['pending_extractions']}")
-    click.echo(f"budget: {data['budget']['tokens']} tokens")
+    click.echo(f"budget: {data['budget']['tokens']} tokens (estimated)")
     if data["sessions"]:
         echo_table(
             ["session", "events", "last event", "last extract", "last assembly"],
@@ -113,7 +113,8 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
     if la:
         click.echo(
             f"latest assembly: #{la['id']} session {la['session_id']}, {la['used_tokens']}/"
-            f"{la['budget']} tokens, {'injected' if la['injected'] else 'not injected'}"
+            f"{la['budget']} tokens ({la['token_source']}), "
+            f"{'injected' if la['injected'] else 'not injected'}"
         )
     if data["latest_validation"]:
         click.echo(validation_line(data["latest_validation"]))

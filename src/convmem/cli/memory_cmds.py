@@ -109,7 +109,7 @@ def print_explain(log: dict[str, Any]) -> None:
     )
     if log["sections"]:
         echo_table(
-            ["section", "lines", "tokens"],
+            ["section", "lines", "tokens" if log["token_source"] == "exact" else "est. tokens"],
             [[s["name"], s["lines"], s["tokens"]] for s in log["sections"]],
         )
     if log["items"]:
