@@ -687,6 +687,17 @@ def test_plugin_injects_once_per_turn_and_denies(
 
 
 @needs_node
+def test_plugin_places_a_mid_turn_block_first_among_the_steps_messages(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    out = run_harness("midturn", {"command": serve_command(), "home": str(home)})
+    [block] = out["step2"]["added"]  # after the compaction, in the middle of a turn
+    assert "3000 tokens at peak load" in block["text"]
+    # no input claimed: before DSH's runtime context, not after it
+    assert out["step2"]["order"] == ["convmem", "runtime-context"]
+
+
+@needs_node
 @pytest.mark.parametrize(
     ("command", "logged"),
     [
