@@ -73,6 +73,9 @@ run capture "$OUT/capture.txt" "$PY" bench/capture.py --out "$OUT" $(small --eve
 [[ -f bench/host_pileup.py ]] && run host-pileup "$OUT/host-pileup.txt" \
     "$PY" bench/host_pileup.py --out "$OUT"
 # shellcheck disable=SC2046
+[[ -f bench/token_meter.py ]] && run token-meter "$OUT/token-meter.txt" \
+    "$PY" -m bench.token_meter --json "$OUT/token-meter.json"
+
 [[ -f bench/pg_compare.py ]] && run pg-compare "$OUT/pg-compare.txt" \
     "$PY" bench/pg_compare.py --out "$OUT" $(small --sizes 1e3 --queries 20)
 

@@ -670,12 +670,15 @@ def test_plugin_injects_once_per_turn_and_denies(
     assert out["hooks"] == [
         "agent/created",
         "agent/pre-step",
+        "agent/turn-stopping",
         "dispose",
         "session/event",
         "tools/pre-execute",
     ]
     assert all(m["kind"] == "convmem" and m["role"] == "user" for m in out["turn1"]["added"])
     [block] = out["turn2"]["added"]  # after the compaction: the constraint comes back
+    # right after the step's own input, before what the host adds after it
+    assert out["turn2"]["order"] == ["user", "convmem", "runtime-context"]
     assert block["text"].startswith(BLOCK_MARKER) and "3000 tokens at peak load" in block["text"]
     assert out["turn2again"]["added"] == []  # once per turn
     assert out["turn2step2"]["added"] == []  # a tool follow-up step carries no user input
@@ -691,6 +694,17 @@ def test_plugin_injects_once_per_turn_and_denies(
         assert store.count_events("session-harness0000000000000000000001") == 7
     finally:
         store.close()
+
+
+@needs_node
+def test_plugin_places_a_mid_turn_block_first_among_the_steps_messages(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    out = run_harness("midturn", {"command": serve_command(), "home": str(home)})
+    [block] = out["step2"]["added"]  # after the compaction, in the middle of a turn
+    assert "3000 tokens at peak load" in block["text"]
+    # no input claimed: before DSH's runtime context, not after it
+    assert out["step2"]["order"] == ["convmem", "runtime-context"]
 
 
 @needs_node

@@ -386,6 +386,15 @@ def test_validate_new_never_raises(store: MemoryStore) -> None:
 # --- blocking and repair reminders -------------------------------------------------------
 
 
+def test_a_failure_that_does_not_block_is_advisory(store: MemoryStore) -> None:
+    settings = make_settings(FORBID, REQ)  # deterministic, but not configured to block
+    capture(store, settings, [say(1, "we force push")])
+    [log] = Validator(store, settings).validate_new("s1")
+    assert not log["ok"] and len(log["violations"]) == 3
+    assert log["blocked"] is False and log["repair_reminder"] is None
+    assert store.count_repair_reminders("s1") == 0
+
+
 @pytest.mark.parametrize("deterministic", [True, False])
 @pytest.mark.parametrize("block", [True, False])
 @pytest.mark.parametrize("exhausted", [True, False])
@@ -396,16 +405,21 @@ def test_blocking_matrix(
     settings = make_settings(check, validation__max_repair_attempts=1)
     validator = Validator(store, settings)
     seq = 1
-    if exhausted:  # use up the single attempt first
-        capture(store, settings, [say(seq, "TODO first")])
-        assert validator.validate_new("s1")[0]["repair_reminder"]
+    if exhausted:  # use up the single attempt first, with a check that blocks
+        blocking = make_settings(
+            script(block=True, deterministic=True), validation__max_repair_attempts=1
+        )
+        capture(store, blocking, [say(seq, "TODO first")])
+        assert Validator(store, blocking).validate_new("s1")[0]["repair_reminder"]
         seq += 1
     capture(store, settings, [say(seq, "TODO again")])
     [log] = validator.validate_new("s1")
     assert not log["ok"]
     assert log["blocked"] is (deterministic and block and not exhausted)
     assert log["deterministic"] is deterministic
-    assert (log["repair_reminder"] is None) is exhausted
+    # only a blocked reply is repaired: a script's judgement or an unblocking check is
+    # advisory, and nothing is repaired once the attempts are used up
+    assert (log["repair_reminder"] is not None) is log["blocked"]
 
 
 def test_global_block_on_violation_and_warning_never_blocks(store: MemoryStore) -> None:
@@ -423,7 +437,7 @@ def test_global_block_on_violation_and_warning_never_blocks(store: MemoryStore) 
 
 
 def test_repair_reminder_at_most_max_attempts(store: MemoryStore) -> None:
-    settings = make_settings(FORBID)
+    settings = make_settings({**FORBID, "block": True})
     validator = Validator(store, settings)
     assert validator.repair_reminder("s1") is None
     reminders = []
@@ -441,7 +455,7 @@ def test_repair_reminder_at_most_max_attempts(store: MemoryStore) -> None:
 
 
 def test_repair_reminder_is_stable_and_cleared_by_a_good_reply(store: MemoryStore) -> None:
-    settings = make_settings(FORBID)
+    settings = make_settings({**FORBID, "block": True})
     validator = Validator(store, settings)
     capture(store, settings, [say(1, "force push")])
     validator.validate_new("s1")
@@ -464,7 +478,7 @@ def test_only_the_newest_message_of_a_batch_gets_a_reminder(store: MemoryStore) 
 
 def test_reminder_is_bounded(store: MemoryStore) -> None:
     terms = [f"forbidden-word-{i:02d}-with-a-long-tail" for i in range(30)]
-    settings = make_settings({"type": "forbidden_terms", "terms": terms})
+    settings = make_settings({"type": "forbidden_terms", "terms": terms, "block": True})
     capture(store, settings, [say(1, " ".join(terms))])
     [log] = Validator(store, settings).validate_new("s1")
     reminder = log["repair_reminder"]

@@ -26,6 +26,7 @@ from convmem.delivery import Budget as _Budget
 from convmem.delivery import (
     EarlierBlocks,
     compaction_boundary,
+    effective_budget,
     outside_ranges,
     person_locale,
     utf16_units,
@@ -273,7 +274,7 @@ class Assembler:
                 limit=int(self.settings["capture.max_text_chars"]),
             )
         )[: int(self.settings["capture.max_text_chars"])]
-        total = int(budget) if budget is not None else self.settings.budget
+        total, raised = effective_budget(self.settings, budget)
         meter = token_meter or estimate_tokens
         result = AssemblyResult(
             session_id,
@@ -287,6 +288,8 @@ class Assembler:
             step=step,
             trigger=trigger,
         )
+        if raised:
+            result.reasons.append(raised)
         try:
             self._use_locale(person_locale(self.store, session_id, self.locale_setting))
             self._build(
@@ -384,11 +387,7 @@ class Assembler:
                     f"states only superseded or retracted values ({replaced[hit.event.seq]})",
                 )
             elif not self.retriever.quotable(hit.event):
-                b.omit(
-                    ident,
-                    "evidence",
-                    f"event type {hit.event.type} is not inline-quotable (assembly.evidence_types)",
-                )
+                b.omit(ident, "evidence", self.retriever.unquotable_reason(hit.event))
             elif is_visible((hit.event.seq,)):
                 b.omit(ident, "evidence", "visible in the current step")
             elif quoted >= max_ev:
@@ -446,12 +445,19 @@ class Assembler:
         return "notice:repair" in ids or ("notice:insufficient" in ids and not b.shows_all)
 
     def _ids(self, b: _Budget) -> list[str]:
+        """The labels of the lines the block carries (``mem …``, ``ev seq:…``, rules).
+
+        A notice names a superseded item only to say it was replaced: that item is
+        not included (explain lists it as omitted), so notices name no item here.
+        """
         out = []
         for section in SECTION_ORDER:
             for line in b.sections.get(section, [])[1:]:
                 if line.startswith("- ["):
                     tag = line[3 : line.index("]")] if "]" in line else ""
-                    out.append(tag.split(" · ")[0])
+                    label = tag.split(" · ")[0]
+                    if not (section == "notice" and label.startswith("mem ")):
+                        out.append(label)
         return out
 
     def _visibility(

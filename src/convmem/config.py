@@ -74,7 +74,13 @@ SETTINGS: tuple[Setting, ...] = (
     S("archive.max_chars_per_event", 200_000, "Characters kept per archived event.", 1000, 5e6),
     # assembly
     S("assembly.soft_budget_tokens", 3000, "Token budget of the injected block.", 50, 200_000),
-    S("assembly.min_budget_tokens", 600, "The budget never drops below this.", 0, 200_000),
+    S(
+        "assembly.min_budget_tokens",
+        600,
+        "The budget never drops below this, not even a --budget or a host's budget.",
+        0,
+        200_000,
+    ),
     S("assembly.skip_when_empty", True, "Inject nothing when there is nothing to say."),
     S(
         "assembly.evidence_types",
@@ -126,8 +132,18 @@ SETTINGS: tuple[Setting, ...] = (
     S("validation.enabled", False, "Run the configured checks over assistant output."),
     S("validation.checks", (), "Check definitions (tables with a `type`).", items=dict),
     S("validation.preconditions", (), "File-operation preconditions.", items=dict),
-    S("validation.block_on_violation", False, "Deterministic violations block by default."),
-    S("validation.max_repair_attempts", 2, "Repair reminders per conversation.", 0, 20),
+    S(
+        "validation.block_on_violation",
+        False,
+        "Checks block by default: a deterministic error keeps the host on a repair.",
+    ),
+    S(
+        "validation.max_repair_attempts",
+        2,
+        "Repairs (blocks with a reminder) per conversation.",
+        0,
+        20,
+    ),
     S("validation.script_timeout_seconds", 5.0, "Time limit of a script check.", 0.1, 120),
     # diagnostics
     S("diagnostics.assembly_log_retention", 500, "Assembly log rows kept per session.", 1, 1e6),
@@ -136,10 +152,16 @@ SETTINGS: tuple[Setting, ...] = (
     S(
         "compatibility.compaction_policy",
         "auto",
-        "What compaction to expect from the host.",
+        "What compaction to expect: auto and compaction-basic (a block at each step with"
+        " input, back after a compaction), billion-context (one block after each"
+        " compaction), none (nothing counts as visible).",
         choices=COMPACTION_POLICIES,
     ),
-    S("compatibility.reinject_after_compaction", True, "Re-inject memory after a compaction."),
+    S(
+        "compatibility.reinject_after_compaction",
+        True,
+        "Bring back what a compaction hid (false: it counts as still visible).",
+    ),
 )
 SETTINGS_BY_NAME = {s.name: s for s in SETTINGS}
 

@@ -31,6 +31,7 @@ from convmem.core.constants import BLOCK_MARKER, COMPACTION_EVENT_TYPES
 from convmem.core.text import collapse_spaces, count_cjk
 
 if TYPE_CHECKING:
+    from convmem.config import Settings
     from convmem.memory.store import MemoryStore
 
 #: Claude Code 2.1.328 delivers a hook's ``additionalContext`` whole up to this many
@@ -216,6 +217,21 @@ def person_locale(store: MemoryStore, session_id: str, setting: str) -> str:
         if total >= LOCALE_SAMPLE:
             break
     return "zh" if total and chinese * 2 > total else "en"
+
+
+def effective_budget(settings: Settings, asked: int | None) -> tuple[int, str | None]:
+    """The token budget of one block, and why it differs from the one asked for.
+
+    A budget asked for (``--budget``, a host's ``budget=``) never goes below
+    ``assembly.min_budget_tokens``, as the settings promise; the configured one is
+    ``max(min, soft)`` already.
+    """
+    floor = int(settings["assembly.min_budget_tokens"])
+    if asked is None:
+        return settings.budget, None
+    if int(asked) >= floor:
+        return int(asked), None
+    return floor, f"budget {int(asked)} raised to assembly.min_budget_tokens {floor}"
 
 
 class Budget:

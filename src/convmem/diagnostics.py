@@ -32,10 +32,14 @@ def compatibility_report(
     else:
         detected = policy
     notes = []
+    if policy in ("auto", "compaction-basic"):
+        notes.append("a block at every step with input; after a compaction what it hid comes back")
     if policy == "billion-context":
-        notes.append("a gating compressor may suppress ordinary pre-step assembly")
+        notes.append("ordinary pre-step assembly is suppressed; a block once after each compaction")
     if policy == "none":
-        notes.append("compaction support is off; the block says so")
+        notes.append("nothing counts as visible, so blocks may repeat it; the block says so")
+    if not settings["compatibility.reinject_after_compaction"]:
+        notes.append("reinject_after_compaction is off: what a compaction hid is not brought back")
     return {
         "policy": policy,
         "detected": detected,
@@ -47,6 +51,34 @@ def compatibility_report(
         ],
         "notes": notes,
     }
+
+
+def latest_validation(store: MemoryStore, session_id: str | None) -> dict[str, Any] | None:
+    """The latest validation run, as ``status`` and ``explain`` show it (None: none yet)."""
+    validation = store.latest_validation_log(session_id)
+    if validation is None:
+        return None
+    keys = ("id", "session_id", "event_seq", "ok", "checked", "skipped", "blocked")
+    return {k: validation[k] for k in keys} | {
+        "deterministic": validation["deterministic"],
+        "violations": len(validation["violations"]),
+        "repair_reminder": validation["repair_reminder"] is not None,
+        "messages": [f"[{v['check']}] {v['message']}" for v in validation["violations"]],
+        "errors": list(validation["errors"]),
+    }
+
+
+def validation_line(lv: dict[str, Any] | None) -> str:
+    """One line for the latest validation run, as ``status`` and ``explain`` print it."""
+    if not lv:
+        return "latest validation: none"
+    verdict = "ok" if lv["ok"] else f"{lv['violations']} violation(s)"
+    if lv.get("errors"):
+        verdict += f", {len(lv['errors'])} check error(s)"
+    tail = ", blocked" if lv["blocked"] else ""
+    if lv.get("repair_reminder"):
+        tail += ", repair reminder issued"
+    return f"latest validation: #{lv['id']} seq {lv['event_seq']}, {verdict}{tail}"
 
 
 def status(
@@ -136,15 +168,6 @@ def _overview(store: MemoryStore, settings: Settings, session_id: str | None) ->
         }
         | {"errors": latest["errors"]}
     )
-    validation = store.latest_validation_log(session_id)
-    report["latest_validation"] = (
-        None
-        if validation is None
-        else {
-            k: validation[k]
-            for k in ("id", "session_id", "event_seq", "ok", "checked", "skipped", "blocked")
-        }
-        | {"violations": len(validation["violations"])}
-    )
+    report["latest_validation"] = latest_validation(store, session_id)
     report["compatibility"] = compatibility_report(store, settings, session_id)
     return report

@@ -24,8 +24,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from convmem.capture import is_generated, is_user_evidence
-from convmem.core.constants import EVIDENCE_WEIGHT, KIND_WEIGHT, RECENCY_WINDOW
+from convmem.capture import is_convmem_block, is_generated, is_user_evidence
+from convmem.core.constants import (
+    EVIDENCE_WEIGHT,
+    KIND_WEIGHT,
+    RECENCY_WINDOW,
+    USER_SOURCE_KINDS,
+)
 from convmem.core.stopwords import QUERY_STOPWORDS
 from convmem.core.text import (
     cjk_runs,
@@ -284,6 +289,17 @@ class Retriever:
             return False
         return not self.evidence_types or event.type in self.evidence_types
 
+    def unquotable_reason(self, event: StoredEvent) -> str:
+        """Why :meth:`quotable` refuses an event: its source when that is what rules it
+        out (generated text, a user message the person did not type), else its type."""
+        if is_convmem_block(event.text):
+            return "convmem's own block is never quoted as evidence"
+        if is_generated(event.source_kind, event.text):
+            return f"source {event.source_kind} is generated text, never quoted as evidence"
+        if event.type == "user/message" and event.source_kind not in USER_SOURCE_KINDS:
+            return f"source {event.source_kind} is not the person's own input"
+        return f"event type {event.type} is not inline-quotable (assembly.evidence_types)"
+
     def supports(self, sig: QuerySignals, hit: EvidenceHit) -> bool:
         """Does this hit bear on the query, rather than merely share a common word?
 
@@ -444,44 +460,6 @@ class Retriever:
 def _substantial(content: str) -> bool:
     """Enough words (or characters of Chinese) to stand as a rule on its own."""
     return len(latin_words(content)) >= 3 or sum(len(run) for run in cjk_runs(content)) >= 4
-
-
-def search(
-    store: MemoryStore, settings: Settings, query: str, session: str | None = None, limit: int = 10
-) -> dict[str, Any]:
-    """Items and raw evidence matching ``query`` in one session or all of them, best first.
-
-    The data behind ``convmem search --json`` and the MCP ``search`` tool.
-    """
-    retriever = Retriever(store, settings)
-    sessions = [session] if session else [s["session_id"] for s in store.sessions()]
-    items: list[dict[str, Any]] = []
-    evidence: list[dict[str, Any]] = []
-    for sid in sessions:
-        found = retriever.retrieve(sid, query, limit)
-        items += [
-            {
-                "session_id": sid,
-                **s.as_dict(),
-                "kind": s.item.kind,
-                "status": s.item.status,
-                "content": s.item.content,
-            }
-            for s in found.items
-        ]
-        evidence += [
-            {
-                "session_id": sid,
-                "seq": event.seq,
-                "type": event.type,
-                "score": round(score, 4),
-                "text": event.text,
-            }
-            for event, score in retriever.rank_events(sid, found.signals, limit)
-        ]
-    items.sort(key=lambda r: (-r["score"], r["session_id"], r["id"]))
-    evidence.sort(key=lambda r: (-r["score"], r["session_id"], r["seq"]))
-    return {"query": query, "items": items[:limit], "evidence": evidence[:limit]}
 
 
 def insufficient(query: str, locale: str = "zh") -> str:

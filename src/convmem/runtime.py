@@ -21,6 +21,9 @@ from convmem.config import Settings, load_settings
 from convmem.errors import StoreError
 from convmem.memory.store import MemoryStore, utc_now
 
+#: ``host_cursors.source`` holding the id of the last validation run a host acted on.
+REPAIR_CURSOR = "convmem/repair"
+
 
 class _Undo(Exception):
     """Rolls back a transaction on purpose (see :meth:`MemoryRuntime._as_if_said`)."""
@@ -98,9 +101,32 @@ class MemoryRuntime:
         """Capture a batch; then bring derived memory up to date for touched sessions."""
         batch = list(events)
         result = self.capture.capture_many(batch)
+        self.link_delivered(batch)
         for session_id in sorted({e.session_id for e in batch}):
             self.after_capture(session_id)
         return result
+
+    def link_delivered(self, events: Sequence[Event]) -> None:
+        """Fill ``message_seq`` of the assembly logs whose blocks came back from the host.
+
+        A host stores the block it inserted (DSH as a ``convmem`` message, Claude Code
+        as a hook-context attachment line) and hands it back like any event; the log
+        whose text it carries, newest first and not linked yet, is the one it delivered.
+        """
+        from convmem.capture import is_convmem_block
+        from convmem.core.text import collapse_spaces, normalize_text
+
+        for event in events:
+            text = event.text if isinstance(event.text, str) else ""
+            if event.type != "user/message" or not is_convmem_block(text):
+                continue
+            said = collapse_spaces(normalize_text(text))
+            with self.store.transaction():
+                for log_id, block in self.store.undelivered_blocks(event.session_id):
+                    shown = collapse_spaces(normalize_text(block))
+                    if shown and (shown == said or shown in said):
+                        self.store.set_message_seq(log_id, event.seq)
+                        break
 
     def after_capture(self, session_id: str) -> None:
         """Extraction from the cursor, then validation of new assistant output.
@@ -195,6 +221,13 @@ class MemoryRuntime:
         """
         from convmem.delivery import share_allowance
 
+        skip = self.compaction_skip(session_id, trigger)
+        if skip is not None:
+            self._log_skip(session_id, skip, turn, step, trigger)
+            return None
+        if not self.settings["compatibility.reinject_after_compaction"]:
+            # what a compaction hid counts as still visible: nothing is brought back
+            messages, shadowed = None, []
         share = float(self.settings["assembly.max_context_share"])
         allowed = share_allowance(self.store, session_id, share, shadowed)
 
@@ -223,6 +256,40 @@ class MemoryRuntime:
         else:
             result = build(True)
         return result.text if result.injected else None
+
+    def compaction_skip(self, session_id: str, trigger: str) -> str | None:
+        """Why the compaction settings leave this step without a block (None: they do not).
+
+        ``reinject_after_compaction = false``: a block asked for because of a compaction
+        (``trigger="compaction"``) is not sent, and ordinary blocks treat what a
+        compaction hid as still visible. ``compaction_policy = billion-context``: the
+        context is so large that nothing leaves it but through a compaction, which a
+        gating compressor decides; ordinary per-step assembly is suppressed and a block
+        goes out only once after each compaction.
+        """
+        from convmem.delivery import compaction_boundary
+
+        if trigger == "compaction" and not self.settings["compatibility.reinject_after_compaction"]:
+            return "compatibility.reinject_after_compaction is off: nothing is re-injected"
+        if self.settings["compatibility.compaction_policy"] != "billion-context":
+            return None
+        boundary = compaction_boundary(self.store, session_id)
+        if boundary is not None and boundary > self.store.checkpoint(session_id).last_assembly_seq:
+            return None
+        return (
+            "compatibility.compaction_policy billion-context: ordinary pre-step assembly is"
+            " suppressed; a block goes out once after each compaction"
+        )
+
+    def _log_skip(
+        self, session_id: str, reason: str, turn: int | None, step: int | None, trigger: str
+    ) -> None:
+        from convmem.assembly import Assembler, AssemblyResult
+
+        budget = self.settings.budget
+        result = AssemblyResult(session_id, "", False, budget, 0, "estimate", "", turn, step)
+        result.trigger, result.reasons = trigger, [reason]
+        Assembler(self.store, self.settings).log(result)
 
     def _already_said(self, session_id: str, text: str) -> bool:
         from convmem.core.text import collapse_spaces, normalize_text
@@ -325,3 +392,59 @@ class MemoryRuntime:
             session_id, tool_name, tool_input
         )
         return ToolDecision(decision.allowed, decision.reason)
+
+    # --- repairs -----------------------------------------------------------------------
+
+    def repair_block(self, session_id: str) -> str | None:
+        """The repair reminder to hold the host's turn open with, once per failed reply.
+
+        Validation blocks only a deterministic failure of a check configured to block,
+        while ``validation.max_repair_attempts`` remain (see :mod:`convmem.validation`);
+        a host that can keep the model working on its reply (Claude Code's Stop hook,
+        DSH's turn-stopping hook) asks here after capturing the reply. The answer is the
+        reminder to give the model, or None; each blocked run is answered once.
+        """
+        if not self.settings["validation.enabled"]:
+            return None
+        log = self.store.latest_validation_log(session_id)
+        if log is None or not log["blocked"] or not log["repair_reminder"]:
+            return None
+        with self.store.transaction():
+            acted, _ = self.store.host_cursor(session_id, REPAIR_CURSOR)
+            if int(log["id"]) <= acted:
+                return None
+            self.store.set_host_cursor(
+                session_id, REPAIR_CURSOR, int(log["id"]), {"event_seq": log["event_seq"]}
+            )
+        return str(log["repair_reminder"])
+
+    # --- reports (the CLI, MCP and the hosts' own commands answer with these) ----------
+
+    def search(self, query: str, session_id: str | None = None, limit: int = 10) -> dict[str, Any]:
+        """Items and raw user evidence that match ``query`` (see :mod:`convmem.search`)."""
+        from convmem.search import search
+
+        return search(self.store, self.settings, query, session_id, limit)
+
+    def inspect(self, item_id: str, query: str | None = None) -> dict[str, Any] | None:
+        """An item with its lifecycle, sources, links and score (None: no such item).
+
+        ``query`` defaults to the latest text the person typed in the item's session.
+        """
+        from convmem.retrieval import Retriever
+
+        item = self.store.item(item_id)
+        if item is None:
+            return None
+        if query is None:
+            query = self.latest_user_text(item.session_id) or ""
+        return Retriever(self.store, self.settings).inspect_item(item_id, query)
+
+    def explain(self, session_id: str | None = None) -> dict[str, Any] | None:
+        """The latest logged assembly with the latest validation run of its session."""
+        from convmem.diagnostics import latest_validation
+
+        log = self.store.latest_assembly_log(session_id)
+        if log is None:
+            return None
+        return dict(log) | {"latest_validation": latest_validation(self.store, log["session_id"])}

@@ -16,27 +16,29 @@ regions in its ``scope`` (default all; ``explanation`` = ``body``) minus its
 Blocking is conservative: only a deterministic, error-severity violation of a check
 configured to block (``block`` or ``validation.block_on_violation``) blocks, and only
 while fewer than ``validation.max_repair_attempts`` repair reminders were issued in
-the session. Scripts are non-deterministic unless they declare otherwise. Nothing in
-:meth:`Validator.validate_new` raises; problems become ``errors`` in the log row.
+the session; only such a block issues a repair reminder (which the hosts act on, see
+:meth:`convmem.runtime.MemoryRuntime.repair_block`). Every other failure is advisory:
+logged and shown by ``status`` and ``explain``. Scripts are non-deterministic unless
+they declare otherwise. Nothing in :meth:`Validator.validate_new` raises; problems
+become ``errors`` in the log row.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import itertools
 import json
 import os
 import re
 import subprocess
 import sys
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from convmem.core.text import NumberMention, clip, numbers, paths
+from convmem.preconditions import PreconditionDecision
 
 if TYPE_CHECKING:
     from convmem.config import Settings
@@ -48,10 +50,7 @@ REGIONS = ("body", "quote", "path")
 DEFAULT_WINDOW = 80
 REMINDER_MAX_CHARS = 600
 REMINDER_PREFIX = "Repair reminder (convmem validation"
-PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "notebookPath")
 TARGET = "assistant/message"
-_GLOB = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
-_MODES = (("must_exist", "must already exist"), ("must_not_exist", "must not exist"))
 
 
 @dataclass(frozen=True)
@@ -91,14 +90,6 @@ class ValidationRun:
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         return data | {"violations": list(data["violations"]), "errors": list(self.errors)}
-
-
-@dataclass(frozen=True)
-class PreconditionDecision:
-    """Whether a tool call may run; ``reason`` explains a denial."""
-
-    allowed: bool
-    reason: str | None = None
 
 
 class _CheckError(Exception):
@@ -410,30 +401,6 @@ class _ScriptRunner:
         return out
 
 
-# --- preconditions ---------------------------------------------------------------------
-
-
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """``**`` spans folders, ``*`` and ``?`` stay inside one; anything else is literal."""
-    parts = re.findall(r"\*\*/|\*\*|\*|\?|[^*?]+", pattern)
-    return re.compile("".join(_GLOB.get(part) or re.escape(part) for part in parts) + r"\Z")
-
-
-def _path_matches(pattern: str, candidates: Iterable[str]) -> bool:
-    pattern = pattern.replace("\\", "/")
-    if "/" not in pattern:  # like .gitignore: a bare name matches in any folder
-        return any(fnmatch.fnmatchcase(c.rsplit("/", 1)[-1], pattern) for c in candidates)
-    regex = _glob_regex(pattern.removeprefix("./"))
-    return any(regex.match(c) for c in candidates)
-
-
-def _tool_paths(tool_input: Mapping[str, Any]) -> list[str]:
-    """Paths a tool call touches: path-like keys, and paths named in a shell command."""
-    found = [v.strip() for k in PATH_KEYS if isinstance(v := tool_input.get(k), str) and v.strip()]
-    command = tool_input.get("command")
-    return list(dict.fromkeys(found + (paths(command) if isinstance(command, str) else [])))
-
-
 # --- the validator -----------------------------------------------------------------------
 
 
@@ -526,12 +493,11 @@ class Validator:
             runs = [(e, run) for e, run in runs if e.seq > done]
             used = self.store.count_repair_reminders(session_id) if runs else 0
             for i, (event, run) in enumerate(runs):
-                blocked, reminder = False, None
-                # only the newest message can still be repaired; older ones are history
-                if i == len(runs) - 1 and used < self.max_attempts:
-                    blocked = run.blocking
-                    if run.error_violations:
-                        reminder = self._reminder(run, used + 1, event.seq)
+                # only the newest message can still be repaired; older ones are history.
+                # Only a blocking failure (deterministic, configured to block, an
+                # error) is repaired: a script's judgement or a warning stays advisory.
+                blocked = i == len(runs) - 1 and used < self.max_attempts and run.blocking
+                reminder = self._reminder(run, used + 1, event.seq) if blocked else None
                 logs.append(self._log(session_id, event.seq, run, blocked, reminder))
             self.store.advance_checkpoint(session_id, "last_validate_seq", until)
         return logs
@@ -541,7 +507,7 @@ class Validator:
             f"{REMINDER_PREFIX}, attempt {attempt} of {self.max_attempts}): the assistant"
             f" reply at seq {seq} failed configured checks; correct it in the next reply."
         )
-        lines = [f"- [{v.check}] {clip(v.message, 160)}" for v in run.error_violations]
+        lines = [f"- [{v.check}] {clip(v.message, 160)}" for v in run.violations if v.blocking]
 
         def render(shown: int) -> str:
             more = f"\n- … and {len(lines) - shown} more" if shown < len(lines) else ""
@@ -568,38 +534,12 @@ class Validator:
         self, session_id: str, tool_name: str, tool_input: Mapping[str, Any]
     ) -> PreconditionDecision:
         """Deny a tool call that breaks a configured precondition; fail open on errors."""
+        from convmem.preconditions import check
+
         try:
-            return self._check_preconditions(tool_name, tool_input)
+            return check(self.preconditions, tool_name, tool_input)
         except Exception:
             return PreconditionDecision(True)
-
-    def _check_preconditions(
-        self, tool_name: str, tool_input: Mapping[str, Any]
-    ) -> PreconditionDecision:
-        targets = _tool_paths(tool_input) if self.preconditions else []
-        cwd_value = tool_input.get("cwd")
-        cwd = Path(cwd_value) if isinstance(cwd_value, str) and cwd_value else Path.cwd()
-        for rule, (mode, need), target in itertools.product(self.preconditions, _MODES, targets):
-            named = rule.get("tools") or ()
-            tools = {str(t).casefold() for t in ([named] if isinstance(named, str) else named)}
-            if (tools and tool_name.casefold() not in tools) or not isinstance(rule.get(mode), str):
-                continue
-            path = Path(target).expanduser()
-            full = path if path.is_absolute() else cwd / path
-            candidates = {target.replace("\\", "/"), full.as_posix()}
-            if full.is_relative_to(cwd):
-                candidates.add(full.relative_to(cwd).as_posix())
-            exists = os.path.lexists(full)
-            if exists == (mode == "must_exist") or not _path_matches(rule[mode], candidates):
-                continue
-            why = f" Reason: {rule['reason']}" if rule.get("reason") else ""
-            return PreconditionDecision(
-                False,
-                f'convmem precondition: {tool_name} on "{target}" denied because the path'
-                f" {'already exists' if exists else 'does not exist'}; paths matching"
-                f' "{rule[mode]}" {need} ({mode}).{why}',
-            )
-        return PreconditionDecision(True)
 
 
 _RUNNERS = {

@@ -16,8 +16,10 @@ Operations (every reply has ``id`` and ``ok``; a failed one has ``error``):
 ``event``          ``session_id, event`` (one raw DSH event ``{type, seq, time, data}``)
 ``events``         ``events: [{session_id, event}, ...]`` (a batch, in host order)
                    → ``inserted``, ``recovered`` (from the log), ``skipped`` (unreadable)
-``pre_step``       ``session_id, turn, step, query?`` → ``text`` (the memory block or null)
+``pre_step``       ``session_id, turn, step, query?, trigger?`` → ``text`` (the memory block
+                   or null; ``trigger: "compaction"`` when a compaction is why it asks)
 ``pre_execute``    ``session_id, tool, arguments`` → ``allowed``, ``reason``
+``turn_stopping``  ``session_id, turn`` → ``repair`` (a repair reminder, or null)
 ``command``        ``session_id, args`` (the text after ``/memory``) → ``kind``, ``text``
 ``catch_up``       ``session_id`` → ``inserted`` (re-read the session log now)
 
@@ -109,6 +111,7 @@ class DshServer:
             "events": self.events,
             "pre_step": self.pre_step,
             "pre_execute": self.pre_execute,
+            "turn_stopping": self.turn_stopping,
             "command": self.command,
             "catch_up": self.catch_up_op,
         }
@@ -129,7 +132,14 @@ class DshServer:
             handler = self._ops.get(op) if isinstance(op, str) else None
             if handler is None:
                 raise BadRequest(f"unknown op {op!r}; expected one of {', '.join(self._ops)}")
-            if op in ("session_start", "events", "event", "pre_step", "pre_execute"):
+            if op in (
+                "session_start",
+                "events",
+                "event",
+                "pre_step",
+                "pre_execute",
+                "turn_stopping",
+            ):
                 from convmem.core.seen import mark_seen
 
                 mark_seen(self.runtime.settings.data_dir, "dsh", str(op))
@@ -328,12 +338,15 @@ class DshServer:
             self.catch_up(sid)  # events the log has and the live stream has not sent yet
             guess = self._last_seq.get(sid, -1) + 1
             pending = Event(sid, guess, "user/message", query, None, turn, step, role="user")
+        # "compaction": the plugin asks because a compaction folded the earlier block away
+        trigger = "compaction" if request.get("trigger") == "compaction" else "pre-step"
         text = self.runtime.pre_step(
             sid,
             None,
             turn,
             step,
             query=query,
+            trigger=trigger,
             shadowed=self.shadowed(sid),
             pending=pending,
         )
@@ -362,6 +375,13 @@ class DshServer:
             tool_input["cwd"] = base
         decision = self.runtime.pre_execute(sid, tool, tool_input)
         return {"allowed": decision.allowed, "reason": decision.reason}
+
+    def turn_stopping(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The turn is about to end: the repair reminder to go on with, if the reply
+        broke a blocking check (the events before this request were captured first)."""
+        sid = self._session(request)
+        self._ensure_seen(sid)
+        return {"repair": self.runtime.repair_block(sid)}
 
     def catch_up_op(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"inserted": self.catch_up(self._session(request))}
@@ -394,12 +414,11 @@ def memory_command(runtime: MemoryRuntime, session_id: str | None, args: str) ->
     """Answer ``/memory ARGS`` inside DSH: ``("success" | "error", text)``."""
     word, _, rest = args.strip().partition(" ")
     rest = rest.strip()
-    store = runtime.store
     out: list[str] = []
     if word in ("", "status"):
         from convmem.diagnostics import status
 
-        data = status(store, runtime.settings, session_id)
+        data = status(runtime.store, runtime.settings, session_id)
         counts = data["counts"]
         out.append(f"convmem store: {data['store']['location']}")
         out.append("counts: " + _line(counts))
@@ -411,7 +430,7 @@ def memory_command(runtime: MemoryRuntime, session_id: str | None, args: str) ->
         out.append("latest assembly: " + (_line(latest) if latest else "none yet"))
         out.append("compaction: " + _line(data["compatibility"]["compaction_events"] or "none"))
     elif word == "explain":
-        log = store.latest_assembly_log(session_id)
+        log = runtime.explain(session_id)
         if log is None:
             return "success", "no memory block has been assembled for this session yet"
         out.append(
@@ -425,32 +444,26 @@ def memory_command(runtime: MemoryRuntime, session_id: str | None, args: str) ->
             out.append("included: " + ", ".join(map(str, log["items"])))
         out.extend(f"note: {r}" for r in [*log["reasons"], *log["errors"]])
         out.extend(f"omitted {_line(o)}"[:300] for o in log["omitted"][:30])
+        from convmem.diagnostics import validation_line
+
+        out.append(validation_line(log["latest_validation"]))
     elif word == "inspect":
-        from convmem.retrieval import Retriever
-
-        item = store.item(rest) if rest else None
-        if item is None:
+        found = runtime.inspect(rest) if rest else None
+        if found is None:
             return "error", f"no memory item {rest!r}; `/memory search WORDS` lists item ids"
-        query = runtime.latest_user_text(item.session_id) or ""
-        data = Retriever(store, runtime.settings).inspect_item(item.id, query) or {}
-        out.append(f"{item.id} [{item.kind}, {item.evidence_type}, {item.status}]")
-        out.append(item.content)
-        if item.conditions:
-            out.append("conditions: " + "; ".join(item.conditions))
-        out.extend(f"[ev seq:{src['seq']}] {src['text'][:200]}" for src in data.get("sources", []))
-        out.extend(
-            f"{row['at']} {row['event']} by {row['actor']}" for row in data.get("lifecycle", [])
-        )
+        item = found["item"]
+        out.append(f"{item['id']} [{item['kind']}, {item['evidence_type']}, {item['status']}]")
+        out.append(item["content"])
+        if item["conditions"]:
+            out.append("conditions: " + "; ".join(item["conditions"]))
+        out.extend(f"[ev seq:{src['seq']}] {src['text'][:200]}" for src in found["sources"])
+        out.extend(f"{row['at']} {row['event']} by {row['actor']}" for row in found["lifecycle"])
     elif word == "search":
-        from convmem.retrieval import Retriever
-
         if not rest or session_id is None:
             return "error", "usage: /memory search <words> (inside a session)"
-        retriever = Retriever(store, runtime.settings)
-        found = retriever.retrieve(session_id, rest, 10)
-        out.extend(f"{s.item.id} [{s.item.kind}] {s.item.content[:200]}" for s in found.items)
-        for event, _ in retriever.rank_events(session_id, found.signals, 10):
-            out.append(f"[ev seq:{event.seq}] {event.text[:200]}")
+        hits = runtime.search(rest, session_id, 10)
+        out.extend(f"{r['id']} [{r['kind']}] {r['content'][:200]}" for r in hits["items"])
+        out.extend(f"[ev seq:{r['seq']}] {r['text'][:200]}" for r in hits["evidence"])
         if not out:
             out.append(f"nothing in this session's memory matches {rest!r}")
     else:

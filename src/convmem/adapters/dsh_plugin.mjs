@@ -15,6 +15,7 @@
 //   session/event      -> events          (durable; batched per event-loop turn)
 //   agent/pre-step     -> pre_step        (after `await next()`; deadline preStepTimeoutMs)
 //   tools/pre-execute  -> pre_execute     (deadline preExecuteTimeoutMs; deny or next())
+//   agent/turn-stopping-> turn_stopping   (a blocked reply: a repair step in the same turn)
 //   /memory command    -> command         (status | explain | inspect ID | search WORDS)
 //
 // Fail open: if the child is missing, dead or slower than the deadline, the step
@@ -59,6 +60,7 @@ const DATA_TYPES = new Set([
 const DEFAULTS = {
   preStepTimeoutMs: 1500,
   preExecuteTimeoutMs: 500,
+  turnStoppingTimeoutMs: 6000, // validation (a script check) runs before the answer
   commandTimeoutMs: 5000,
   queueLimit: 5000, // events kept for resending while the child is down
   restartDelayMs: 500, // first restart delay; doubles per consecutive failure
@@ -113,6 +115,28 @@ function userInput(messages) {
     }
   }
   return texts.length ? texts.join('\n') : null;
+}
+
+// Index in `entered` of the last message the step claimed from its inbox (-1: none).
+// Downstream listeners may copy a message, so its id counts as well as its identity.
+function lastClaimed(entered, claimed) {
+  const list = Array.isArray(claimed) ? claimed : [];
+  const ids = new Set();
+  for (const m of list) {
+    try {
+      if (m && m.id !== undefined) ids.add(m.id);
+    } catch {
+      // an unreadable message is matched by identity only
+    }
+  }
+  return entered.findLastIndex((m) => {
+    if (list.includes(m)) return true;
+    try {
+      return m && m.id !== undefined && ids.has(m.id);
+    } catch {
+      return false;
+    }
+  });
 }
 
 function isOurs(message) {
@@ -392,7 +416,13 @@ export function apply(ctx, config) {
       compacted.delete(sessionId);
       const reply = await bridge.request(
         'pre_step',
-        { session_id: sessionId, turn, step: typeof payload.step === 'number' ? payload.step : null, query },
+        {
+          session_id: sessionId,
+          turn,
+          step: typeof payload.step === 'number' ? payload.step : null,
+          query,
+          trigger: afterCompaction && query === null ? 'compaction' : 'pre-step',
+        },
         cfg.preStepTimeoutMs,
       );
       if (!reply || reply.ok !== true || typeof reply.text !== 'string' || !reply.text) return down;
@@ -402,10 +432,35 @@ export function apply(ctx, config) {
         content: [{ type: 'text', text: reply.text }],
         source: { kind: SOURCE_KIND },
       };
-      return { ...down, messages: [...down.messages, message] };
+      // Right after the step's claimed user messages (the person's input), before what
+      // other plugins add after them (DSH's runtime context); first when none was claimed.
+      return { ...down, messages: down.messages.toSpliced(lastClaimed(down.messages, payload.messages) + 1, 0, message) };
     } catch (error) {
       log(`convmem: pre-step failed open: ${error}`);
       return down;
+    }
+  });
+
+  // A reply that broke a blocking validation check: DSH 0.2.1 has no post-step decision,
+  // but input in the agent's next-step inbox when the turn is stopping makes it run one
+  // more step of the same turn. convmem answers each failed reply once, and only while
+  // validation.max_repair_attempts remain.
+  ctx.on('agent/turn-stopping', async (payload) => {
+    try {
+      const agent = payload?.agent;
+      const sessionId = sessionOf(agent);
+      if (!sessionId) return;
+      const turn = typeof payload.turn === 'number' ? payload.turn : null;
+      const reply = await bridge.request('turn_stopping', { session_id: sessionId, turn }, cfg.turnStoppingTimeoutMs);
+      if (!reply || reply.ok !== true || typeof reply.repair !== 'string' || !reply.repair) return;
+      agent.inbox.append('next-step', {
+        id: `convmem-${randomUUID()}`,
+        role: 'user',
+        content: [{ type: 'text', text: reply.repair }],
+        source: { kind: SOURCE_KIND },
+      });
+    } catch (error) {
+      log(`convmem: turn-stopping failed open: ${error}`);
     }
   });
 

@@ -9,7 +9,9 @@ SessionStart       record the session, capture; after a compaction, answer
 UserPromptSubmit   capture the transcript and the prompt, assemble with the
                    prompt as query, answer with the block
 PreToolUse         preconditions; a refusal is a ``permissionDecision: deny``
-PostToolUse, Stop  capture (validation of assistant output runs inside)
+PostToolUse        capture (validation of assistant output runs inside)
+Stop               capture; a reply that broke a blocking check is answered with
+                   ``decision: block`` and the repair reminder (bounded)
 PreCompact,        capture
 SessionEnd
 =================  ==========================================================
@@ -219,8 +221,9 @@ def _session_start(runtime: MemoryRuntime, session_id: str, payload: Payload) ->
         project=os.environ.get("CLAUDE_PROJECT_DIR") or cwd,
         host_version=parser.version,
     )
-    if source != "compact" or not runtime.settings["compatibility.reinject_after_compaction"]:
+    if source != "compact":
         return None
+    # the runtime applies the compaction settings (and logs why it sends nothing)
     block = runtime.pre_step(
         session_id, None, turn=parser.turn or None, trigger="compaction", max_units=_cap()
     )
@@ -309,13 +312,25 @@ def _capture(runtime: MemoryRuntime, session_id: str, payload: Payload) -> Outpu
     return None
 
 
+def _stop(runtime: MemoryRuntime, session_id: str, payload: Payload) -> Output:
+    """Capture the reply; if it broke a blocking check, keep the model on it.
+
+    Claude Code's documented Stop output ``{"decision": "block", "reason": …}`` makes
+    the model continue with the reason as its next instruction; the runtime answers
+    each blocked reply once and only while repair attempts remain.
+    """
+    _capture(runtime, session_id, payload)
+    reason = runtime.repair_block(session_id)
+    return None if reason is None else {"decision": "block", "reason": reason}
+
+
 _HANDLERS: dict[str, Callable[[MemoryRuntime, str, Payload], Output]] = {
     "SessionStart": _session_start,
     "UserPromptSubmit": _user_prompt,
     "PreToolUse": _pre_tool,
     "PostToolUse": _capture,
     "PreCompact": _capture,
-    "Stop": _capture,
+    "Stop": _stop,
     "SessionEnd": _capture,
 }
 

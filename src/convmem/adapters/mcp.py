@@ -48,24 +48,16 @@ def search_data(
     runtime: MemoryRuntime, query: str, session: str | None = None, limit: int = 10
 ) -> dict[str, Any]:
     """Memory items and raw user evidence matching ``query``: ``convmem search --json``."""
-    from convmem.retrieval import search
-
     if not 1 <= limit <= 100:
         raise ConvmemError("limit must be between 1 and 100")
-    return search(runtime.store, runtime.settings, query, session, limit)
+    return runtime.search(query, session, limit)
 
 
 def inspect_data(runtime: MemoryRuntime, item_id: str, query: str | None = None) -> dict[str, Any]:
     """An item, its sources, lifecycle and score: ``convmem inspect --json``."""
-    from convmem.retrieval import Retriever
-
-    item = runtime.store.item(item_id)
-    if item is None:
+    data = runtime.inspect(item_id, query)
+    if data is None:
         raise NotFoundError(f"no memory item {item_id!r}; the search tool finds item ids")
-    if query is None:
-        query = runtime.latest_user_text(item.session_id) or ""
-    data = Retriever(runtime.store, runtime.settings).inspect_item(item_id, query)
-    assert data is not None
     return data
 
 
@@ -77,12 +69,12 @@ def status_data(runtime: MemoryRuntime, session: str | None = None) -> dict[str,
 
 
 def explain_data(runtime: MemoryRuntime, session: str | None = None) -> dict[str, Any]:
-    """The latest logged assembly: ``convmem explain --json``."""
-    found = runtime.store.latest_assembly_log(session)
+    """The latest logged assembly and validation run: ``convmem explain --json``."""
+    found = runtime.explain(session)
     if found is None:
         where = f" for session {session!r}" if session else ""
         raise NotFoundError(f"no memory block has been assembled yet{where}")
-    return dict(found)
+    return found
 
 
 def json_text(data: Any) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from convmem.cli.output import echo_json, echo_table
+from convmem.diagnostics import validation_line
 
 
 @click.command()
@@ -108,7 +109,7 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
     )
     echo_table(["table", "rows"], sorted(data["counts"].items()))
     click.echo(f"pending extractions: {data['pending_extractions']}")
-    click.echo(f"budget: {data['budget']['tokens']} tokens")
+    click.echo(f"budget: {data['budget']['tokens']} tokens (estimated)")
     if data["sessions"]:
         echo_table(
             ["session", "events", "last event", "last extract", "last assembly"],
@@ -127,17 +128,15 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
     if la:
         click.echo(
             f"latest assembly: #{la['id']} session {la['session_id']}, {la['used_tokens']}/"
-            f"{la['budget']} tokens, {'injected' if la['injected'] else 'not injected'}"
+            f"{la['budget']} tokens ({la['token_source']}), "
+            f"{'injected' if la['injected'] else 'not injected'}"
         )
-    lv = data["latest_validation"]
-    if lv:
-        click.echo(
-            f"latest validation: #{lv['id']} seq {lv['event_seq']}, "
-            f"{'ok' if lv['ok'] else str(lv['violations']) + ' violations'}"
-            + (", blocked" if lv["blocked"] else "")
-        )
+    if data["latest_validation"]:
+        click.echo(validation_line(data["latest_validation"]))
     comp = data["compatibility"]
     click.echo(f"compaction policy: {comp['policy']} (detected: {comp['detected']})")
+    for note in comp["notes"]:
+        click.echo(f"  {note}")
     if "integrity" in data:
         _echo_integrity(data["integrity"])
         if not data["integrity"]["ok"]:

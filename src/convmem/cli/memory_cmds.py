@@ -8,6 +8,7 @@ import click
 
 from convmem.cli.output import echo_json, echo_table
 from convmem.core.constants import STATUSES
+from convmem.diagnostics import validation_line
 from convmem.errors import NotFoundError
 
 
@@ -56,11 +57,9 @@ def assemble(
 @click.pass_obj
 def search(obj: Any, query: str, session: str | None, limit: int, as_json: bool) -> None:
     """Search memory items and raw user evidence (any text is safe to type)."""
-    from convmem.retrieval import search as run_search
-
     if session is not None:
         _need_session(obj.reader.store, session)
-    data = run_search(obj.reader.store, obj.settings, query, session, limit)
+    data = obj.reader.search(query, session, limit)
     items, evidence = data["items"], data["evidence"]
     if as_json:
         echo_json(data)
@@ -89,10 +88,11 @@ def search(obj: Any, query: str, session: str | None, limit: int, as_json: bool)
 @click.option("--json", "as_json", is_flag=True, help="Print the logged row as JSON.")
 @click.pass_obj
 def explain(obj: Any, session: str | None, as_json: bool) -> None:
-    """Replay the latest assembly: sections, included ids, omissions and why."""
+    """Replay the latest assembly (sections, included ids, omissions and why) and show
+    the latest validation run of its session."""
     if session is not None:
         _need_session(obj.reader.store, session)
-    log = obj.reader.store.latest_assembly_log(session)
+    log = obj.reader.explain(session)
     if log is None:
         raise NotFoundError("no assembly has been logged yet; run `convmem assemble` or a host")
     if as_json:
@@ -114,7 +114,7 @@ def print_explain(log: dict[str, Any]) -> None:
     )
     if log["sections"]:
         echo_table(
-            ["section", "lines", "tokens"],
+            ["section", "lines", "tokens" if log["token_source"] == "exact" else "est. tokens"],
             [[s["name"], s["lines"], s["tokens"]] for s in log["sections"]],
         )
     if log["items"]:
@@ -127,6 +127,11 @@ def print_explain(log: dict[str, Any]) -> None:
             ["omitted", "section", "reason"],
             [[o["id"], o["section"], o["reason"]] for o in log["omitted"]],
         )
+    if "latest_validation" in log:
+        click.echo("")
+        click.echo(validation_line(log["latest_validation"]))
+        for message in (log["latest_validation"] or {}).get("messages", []):
+            click.echo(f"  {message}")
 
 
 @click.command()
@@ -136,19 +141,12 @@ def print_explain(log: dict[str, Any]) -> None:
 @click.pass_obj
 def inspect(obj: Any, item_id: str, query: str | None, as_json: bool) -> None:
     """Show an item, its lifecycle, its quoted sources and its score breakdown."""
-    from convmem.retrieval import Retriever
-
-    runtime = obj.reader
-    item = runtime.store.item(item_id)
-    if item is None:
+    data = obj.reader.inspect(item_id, query)
+    if data is None:
         raise NotFoundError(f"no memory item {item_id!r}; `convmem search` finds item ids")
-    if query is None:
-        query = runtime.latest_user_text(item.session_id) or ""
-    data = Retriever(runtime.store, obj.settings).inspect_item(item_id, query)
     if as_json:
         echo_json(data)
         return
-    assert data is not None
     it = data["item"]
     click.echo(f"{it['id']}  {it['kind']}  {it['status']}  ({it['evidence_type']})")
     click.echo(f"  {it['content']}")

@@ -76,6 +76,22 @@ class LogStoreMixin:
         row = self.db.one("SELECT * FROM assembly_logs WHERE id = ?", (log_id,))
         return None if row is None else _decode(row, _ASSEMBLY_JSON)
 
+    def undelivered_blocks(self, session_id: str, limit: int = 20) -> list[tuple[int, str]]:
+        """``(id, text)`` of the newest injected blocks whose host message is not known yet."""
+        rows = self.db.query(
+            "SELECT id, text FROM assembly_logs WHERE session_id = ? AND injected = 1"
+            " AND message_seq IS NULL ORDER BY id DESC LIMIT ?",
+            (session_id, limit),
+        )
+        return [(int(r["id"]), str(r["text"])) for r in rows]
+
+    def set_message_seq(self, log_id: int, seq: int) -> None:
+        """Record the seq under which the host stored an assembly's block."""
+        self.db.execute(
+            "UPDATE assembly_logs SET message_seq = ? WHERE id = ? AND message_seq IS NULL",
+            (seq, log_id),
+        )
+
     # --- validation logs ------------------------------------------------------------------
 
     def insert_validation_log(self, log: dict[str, Any]) -> int:

@@ -65,6 +65,8 @@ def budget_bars(log: dict[str, Any]) -> dict[str, Any]:
         "free": max(budget - used, 0),
         "used_pct": pct(used, budget),
         "segments": segments,
+        # no host hands convmem its tokenizer: counts are estimates unless a meter says
+        "unit": "tokens" if log.get("token_source") == "exact" else "est. tokens",
     }
 
 

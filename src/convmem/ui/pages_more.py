@@ -1,6 +1,6 @@
 """Pages for search, skills and rules, validation runs, and status (with ``doctor``).
 
-Search is :func:`convmem.retrieval.search` (the call behind ``convmem search``),
+Search is :func:`convmem.search.search` (the call behind ``convmem search``),
 shown with each item's score breakdown. Status is :func:`convmem.diagnostics.status`.
 
 ``doctor`` findings come from :func:`convmem.doctor.diagnose`, for the folder the
@@ -48,7 +48,7 @@ def register(ui: Inspector) -> None:
 
     @ui.route("/search")
     async def search(request: Request) -> Response:
-        from convmem.retrieval import search as run_search
+        from convmem.search import search as run_search
 
         query = request.query_params.get("q", "")[:2000]
         session_id = request.query_params.get("s") or None
