@@ -19,8 +19,10 @@ from convmem.memory.store import MemoryStore
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_model import FakeModel, Reply, all_user_text
-from hosts import claude_env, ensure_claude_code, unavailable
+from hosts import claude_env, ensure_claude_code
 from test_claude_code_e2e import BUDGET, _blocks, _install
+
+from conftest import unavailable
 
 pytestmark = pytest.mark.e2e
 
@@ -35,7 +37,7 @@ VALIDATION = (
 def claude() -> Path:
     binary, why = ensure_claude_code()
     if binary is None:
-        unavailable("Claude Code", why)
+        unavailable(f"Claude Code unavailable, e2e NOT RUN: {why}")
     assert binary is not None
     return binary
 
