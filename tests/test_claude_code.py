@@ -349,6 +349,57 @@ def test_a_prompt_whose_line_never_comes_is_kept_once() -> None:
     assert parser.state["pending"] == []
 
 
+def _last_reply_line(raw: list[str]) -> tuple[int, str]:
+    for n in range(len(raw) - 1, -1, -1):
+        obj = json.loads(raw[n])
+        content = obj.get("message", {}).get("content") if obj.get("type") == "assistant" else None
+        texts = [
+            b["text"] for b in content or () if isinstance(b, dict) and b.get("type") == "text"
+        ]
+        if texts:
+            return n, "\n".join(texts)
+    raise AssertionError("no reply")
+
+
+def test_a_reply_the_stop_hook_sees_before_its_line_is_stored_once(
+    runtime: MemoryRuntime, tmp_path: Path
+) -> None:
+    """Claude Code may run the Stop hook before the reply's line is in the file."""
+    raw = REAL.read_text("utf-8").splitlines()
+    transcript = tmp_path / f"{REAL_SID}.jsonl"
+    cut, reply = _last_reply_line(raw)
+    _grow(transcript, raw, cut)
+    capture_transcript(runtime, REAL_SID, str(transcript), reply=reply)
+    assert stored(runtime, REAL_SID)[-1][1:] == ("assistant/message", "model", reply)
+    capture_transcript(runtime, REAL_SID, str(transcript), reply=reply)  # a second Stop
+    _grow(transcript, raw, len(raw))
+    capture_transcript(runtime, REAL_SID, str(transcript), reply=reply)
+    events = stored(runtime, REAL_SID)
+    fresh = parse_all(REAL, REAL_SID)
+    assert [t for *_, t in events].count(reply) == [e.text for e in fresh].count(reply) > 0
+    assert [(s, t) for s, t, *_ in events] == [(e.seq, e.type) for e in fresh]
+    _, state = runtime.store.host_cursor(REAL_SID, CURSOR_SOURCE)
+    assert state["pending"] == []
+    assert ingest_file(REAL, runtime.on_events, fmt="claude-code").inserted == 0
+
+
+def test_a_reply_already_read_is_not_reserved_again() -> None:
+    parser = TranscriptParser("s")
+    parser.reserve_prompt("hi", "p1")
+    parser.parse_line(1, {"type": "user", "promptId": "p1", "message": {"content": "hi"}})
+    assert parser.parse_line(2, {"type": "assistant", "message": {"content": "Done."}})
+    assert parser.reserve_reply("Done.") is None
+    parser.reserve_prompt("again", "p2")  # a new turn may end with the same words
+    reserved = parser.reserve_reply("Done.")
+    assert reserved is not None and reserved.seq == 4 and reserved.role == "assistant"
+    assert (
+        parser.parse_line(3, {"type": "user", "promptId": "p2", "message": {"content": "again"}})
+        == []
+    )
+    assert parser.parse_line(4, {"type": "assistant", "message": {"content": "Done."}}) == []
+    assert parser.state["pending"] == []
+
+
 # --- the hook, through a real process -------------------------------------------------------
 
 

@@ -93,6 +93,8 @@ class TranscriptParser:
         self.taken: list[int] = [int(s) for s in state.get("taken", ())]
         self.tools: dict[str, str] = dict(state.get("tools", {}))
         self.version: str | None = state.get("version")
+        #: key of the last reply text read from the file (see :meth:`reserve_reply`)
+        self.last_reply: str | None = state.get("reply")
 
     @property
     def state(self) -> dict[str, Any]:
@@ -108,6 +110,8 @@ class TranscriptParser:
         }
         if self.version:
             state["version"] = self.version
+        if self.last_reply:
+            state["reply"] = self.last_reply
         return state
 
     # --- sequence numbers ------------------------------------------------------------
@@ -145,6 +149,8 @@ class TranscriptParser:
                 same_id = prompt_id and p.get("prompt_id") and p["prompt_id"] == prompt_id
                 if not same_id and p.get("key") != _prompt_key(text):
                     continue
+            if kind == "reply" and p.get("key") != _prompt_key(text):
+                continue
             del self.pending[n]
             self._settled(int(p["seq"]))
             return True
@@ -167,6 +173,7 @@ class TranscriptParser:
             # event stays stored, and its seq stays used.
             self.pending.remove(p)
             self._settled(int(p["seq"]))
+        self.last_reply = None  # a new turn: its reply is yet to come
         seq = self._free_seq()
         self.pending.append(
             {"kind": "prompt", "seq": seq, "prompt_id": prompt_id, "key": _prompt_key(text)}
@@ -174,6 +181,36 @@ class TranscriptParser:
         self.turn += 1
         return Event(
             self.session_id, seq, "user/message", text, when or _now_iso(), self.turn, role="user"
+        )
+
+    def reserve_reply(self, text: str, when: str | None = None) -> Event | None:
+        """The event for the final reply when the Stop hook runs before its line is written.
+
+        Claude Code hands the Stop hook the reply (``last_assistant_message``) but may
+        not have appended it to the transcript yet (seen on 2.1.328, about one time
+        in two); validation must judge it now. The line, when it comes, settles the
+        reservation instead of adding a second event. None: the file already had it.
+        """
+        key = _prompt_key(text)
+        if key == self.last_reply or any(
+            p["kind"] == "reply" and p.get("key") == key for p in self.pending
+        ):
+            return None
+        for p in [p for p in self.pending if p["kind"] == "reply"]:
+            self.pending.remove(p)  # an older reply whose line never matched: stays stored
+            self._settled(int(p["seq"]))
+        seq = self._free_seq()
+        self.pending.append({"kind": "reply", "seq": seq, "key": key})
+        self.last_reply = key
+        return Event(
+            self.session_id,
+            seq,
+            "assistant/message",
+            text,
+            when or _now_iso(),
+            self.turn or None,
+            role="assistant",
+            source_kind="model",
         )
 
     def reserve_compaction(self, trigger: str = "", when: str | None = None) -> Event | None:
@@ -257,6 +294,7 @@ class TranscriptParser:
             )
             args = tags.get("command-args", "")
             self.turn += 1
+            self.last_reply = None
             return [
                 self._event(
                     obj,
@@ -279,6 +317,7 @@ class TranscriptParser:
         if self._settle("prompt", obj.get("promptId"), text):
             return []  # already captured from the UserPromptSubmit payload
         self.turn += 1
+        self.last_reply = None
         return [self._event(obj, "user/message", text, role="user")]
 
     def _tool_results(
@@ -321,7 +360,11 @@ class TranscriptParser:
         events: list[Event] = []
         texts = [b for b in blocks if b.get("type") == "text"]
         text = content_text(texts)
-        if text.strip():
+        stored = False  # already stored: the Stop hook reserved this reply
+        if text.strip() and not synthetic:
+            self.last_reply = _prompt_key(text)
+            stored = self._settle("reply", text=text)
+        if text.strip() and not stored:
             events.append(
                 self._event(
                     obj,
@@ -437,9 +480,11 @@ def capture_transcript(
     *,
     prompt: str | None = None,
     prompt_id: str | None = None,
+    reply: str | None = None,
     compacted: bool = False,
 ) -> TranscriptParser:
-    """Capture what the transcript gained since the stored cursor (plus a prompt).
+    """Capture what the transcript gained since the stored cursor (plus a prompt or reply
+    the hook payload carries ahead of its line).
 
     One write transaction covers cursor, events and derived memory, so two hook
     processes never interleave and a failure leaves the cursor where it was.
@@ -466,6 +511,10 @@ def capture_transcript(
                 events.append(reserved)
         if prompt and prompt.strip() and not is_slash_command(prompt):
             events.append(parser.reserve_prompt(prompt, prompt_id))
+        if reply and reply.strip():
+            reserved_reply = parser.reserve_reply(reply)
+            if reserved_reply is not None:
+                events.append(reserved_reply)
         if events:
             runtime.on_events(events)
         new_state = parser.state

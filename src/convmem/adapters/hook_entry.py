@@ -319,7 +319,14 @@ def _stop(runtime: MemoryRuntime, session_id: str, payload: Payload) -> Output:
     the model continue with the reason as its next instruction; the runtime answers
     each blocked reply once and only while repair attempts remain.
     """
-    _capture(runtime, session_id, payload)
+    from convmem.adapters.claude_code import capture_transcript
+
+    capture_transcript(
+        runtime,
+        session_id,
+        _str(payload, "transcript_path"),
+        reply=_str(payload, "last_assistant_message"),
+    )
     reason = runtime.repair_block(session_id)
     return None if reason is None else {"decision": "block", "reason": reason}
 
