@@ -19,8 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 from convmem.core.constants import BLOCK_MARKER, COMPACTION_EVENT_TYPES
 from convmem.core.text import clip, collapse_spaces, estimate_tokens, normalize_text, sha256_hex
-from convmem.memory.models import MemoryItem
+from convmem.memory.models import MemoryItem, Scope, StoredEvent
 from convmem.privacy import scrub
+from convmem.projects import (
+    ALREADY_SHOWN,
+    EARLIER_LABEL,
+    Shown,
+    item_day,
+    short_session,
+    shown_before,
+)
 from convmem.retrieval import EvidenceHit, Retriever, ScoredItem, insufficient
 
 if TYPE_CHECKING:
@@ -89,6 +97,7 @@ WORDS = {
         "dispute_count": "{n} 条记忆有争议，需用户裁定: {ids}",
         "stale": "已被取代，见注意:",
         "withdrawn": "已撤回:",
+        "earlier": EARLIER_LABEL["zh"],
         "policy_none": "兼容性策略为 none：无法判断模型当前可见内容，本块可能重复已可见信息。",
     },
     "en": {
@@ -110,6 +119,7 @@ WORDS = {
         "dispute_count": "{n} disputed memory items await the user's decision: {ids}",
         "stale": "superseded, see notices:",
         "withdrawn": "retracted:",
+        "earlier": EARLIER_LABEL["en"],
         "policy_none": "compatibility policy is none: convmem cannot tell what the model still "
         "sees, so this block may repeat visible messages.",
     },
@@ -234,6 +244,9 @@ class Assembler:
         self.words = WORDS[self.locale]
         self.headings = HEADINGS[self.locale]
         self.retriever = Retriever(store, settings)
+        self._scope = Scope("")
+        #: block lines of other sessions' evidence, and the exact ids they stand for
+        self._line_ids: dict[str, str] = {}
 
     def assemble(
         self,
@@ -246,7 +259,13 @@ class Assembler:
         budget: int | None = None,
         token_meter: Callable[[str], int] | None = None,
         trigger: str = "pre-step",
+        project: str | None = None,
     ) -> AssemblyResult:
+        """Build the block for one step of ``session_id``.
+
+        ``project`` names the project of a session the store does not know yet (what a
+        new session of it would be given); a known session's own project counts.
+        """
         # the query is the host's text (a prompt): it is logged, so it is scrubbed too
         query = normalize_text(
             scrub(
@@ -270,6 +289,8 @@ class Assembler:
             trigger=trigger,
         )
         try:
+            self._scope = self.retriever.scope(session_id, project)
+            self._line_ids = {}
             self._build(result, session_id, query, visible, total, meter)
         except Exception as exc:  # assembly failures are reported, never raised to a host
             result.text, result.injected, result.used_tokens = "", False, 0
@@ -295,7 +316,12 @@ class Assembler:
             result.reasons.append(f"budget {total} is smaller than the header ({header_cost})")
             return
         b.used = header_cost
-        if self.store.checkpoint(session_id).last_event_seq < 0 and not self.store.has_skills():
+        scope = self._scope
+        if (
+            self.store.checkpoint(session_id).last_event_seq < 0
+            and not self.store.has_skills()
+            and not scope.wide
+        ):
             result.reasons.append("nothing to inject (assembly.skip_when_empty): empty session")
             return
         policy = str(self.settings["compatibility.compaction_policy"])
@@ -303,34 +329,48 @@ class Assembler:
 
         self._task_section(b, session_id)
         self._rules_sections(b, query)
-        retrieval = self.retriever.retrieve(session_id, query)
+        retrieval = self.retriever.retrieve(session_id, query, scope=scope)
         shown: list[ScoredItem] = []
+        said: dict[str, str] = {}  # item texts the model sees: quoting them again adds nothing
+        earlier = shown_before(self.store, session_id, visible) if scope.wide else Shown()
         for s in retrieval.items:
-            if is_visible(s.item.source_seqs):
+            own = s.item.session_id == session_id
+            # a correction of what an earlier block showed goes out, visible or not
+            corrects = bool(earlier.items.intersection(s.item.supersedes))
+            if own and is_visible(s.item.source_seqs) and not corrects:
                 b.omit(s.item.id, "memory", "all its sources are visible in the current step")
                 continue
-            if b.add("memory", self.headings["memory"], self._item_line(s.item), s.item.id):
+            if not own and s.item.id in earlier.items:
+                b.omit(s.item.id, "memory", ALREADY_SHOWN)
+                said[collapse_spaces(s.item.content)] = s.item.id
+                continue
+            line = self._item_line(s.item, None if own else self._origin(s.item))
+            if b.add("memory", self.headings["memory"], line, s.item.id):
                 shown.append(s)
         for s in retrieval.omitted:
             b.omit(s.item.id, "memory", s.reason or "omitted")
         max_ev = int(self.settings["assembly.max_evidence"])
-        hits = self.retriever.retrieve_evidence(session_id, retrieval.signals, shown, max_ev)
+        hits = self.retriever.retrieve_evidence(session_id, retrieval.signals, shown, max_ev, scope)
         quoted = 0
-        hit_seqs = [h.event.seq for h in hits]
         # replaced or withdrawn values must never read as current through their source
-        superseded = self.store.items(session_id, ("superseded", "retracted"), from_seqs=hit_seqs)
+        superseded: list[MemoryItem] = []
+        for sid in dict.fromkeys(h.event.session_id for h in hits):
+            seqs = [h.event.seq for h in hits if h.event.session_id == sid]
+            superseded += self.store.items(sid, ("superseded", "retracted"), from_seqs=seqs)
         replaced = self._superseded_only_sources(superseded)
         stale = self._superseded_sentences(superseded)
-        said = {collapse_spaces(s.item.content): s.item.id for s in shown}
+        said |= {collapse_spaces(s.item.content): s.item.id for s in shown}
         for hit in hits:
-            ident = f"seq:{hit.event.seq}"
+            own = hit.event.session_id == session_id
+            where = (hit.event.session_id, hit.event.seq)
+            ident = f"seq:{hit.event.seq}" if own else f"{hit.event.session_id}/seq:{hit.event.seq}"
             if collapse_spaces(hit.text) in said:
                 b.omit(ident, "evidence", f"same text as {said[collapse_spaces(hit.text)]}")
-            elif hit.event.seq in replaced:
+            elif where in replaced:
                 b.omit(
                     ident,
                     "evidence",
-                    f"states only superseded or retracted values ({replaced[hit.event.seq]})",
+                    f"states only superseded or retracted values ({replaced[where]})",
                 )
             elif not self.retriever.quotable(hit.event):
                 b.omit(
@@ -338,17 +378,21 @@ class Assembler:
                     "evidence",
                     f"event type {hit.event.type} is not inline-quotable (assembly.evidence_types)",
                 )
-            elif is_visible((hit.event.seq,)):
+            elif own and is_visible((hit.event.seq,)):
                 b.omit(ident, "evidence", "visible in the current step")
+            elif not own and (short_session(where[0]), where[1]) in earlier.events:
+                b.omit(ident, "evidence", ALREADY_SHOWN)
             elif quoted >= max_ev:
                 b.omit(ident, "evidence", f"over assembly.max_evidence {max_ev}")
             elif b.add(
                 "evidence",
                 self.headings["evidence"],
-                self._evidence_line(hit, stale.get(hit.event.seq, [])),
+                line := self._evidence_line(hit, stale.get(where, []), None if own else hit.event),
                 ident,
             ):
                 quoted += 1
+                if not own:
+                    self._line_ids[line] = f"ev {ident}"
         # standing items and their sources are context, not evidence for this query
         found = any(s.matched for s in retrieval.items) or any(
             self.retriever.quotable(h.event) and self.retriever.supports(retrieval.signals, h)
@@ -373,19 +417,21 @@ class Assembler:
         result.items = [line_id for line_id in self._ids(b)]
         result.omitted = b.omitted
 
-    def _superseded_only_sources(self, superseded: Sequence[MemoryItem]) -> dict[int, str]:
-        """Events whose every item was superseded or retracted: quoting them would revive
-        old values."""
-        dead: dict[int, str] = {}
+    def _superseded_only_sources(
+        self, superseded: Sequence[MemoryItem]
+    ) -> dict[tuple[str, int], str]:
+        """Events (session, seq) whose every item was superseded or retracted: quoting
+        them would revive old values."""
+        dead: dict[tuple[str, int], str] = {}
         for item in superseded:
             for seq in item.source_seqs:
-                dead.setdefault(seq, item.id)
-        if not dead:
-            return {}
-        session_id = superseded[0].session_id
-        live = self.store.items(session_id, ("active", "disputed"), from_seqs=list(dead))
-        alive = {seq for item in live for seq in item.source_seqs}
-        return {seq: ident for seq, ident in dead.items() if seq not in alive}
+                dead.setdefault((item.session_id, seq), item.id)
+        alive: set[tuple[str, int]] = set()
+        for sid in dict.fromkeys(key[0] for key in dead):
+            seqs = [seq for s, seq in dead if s == sid]
+            for item in self.store.items(sid, ("active", "disputed"), from_seqs=seqs):
+                alive.update((sid, seq) for seq in item.source_seqs)
+        return {key: ident for key, ident in dead.items() if key not in alive}
 
     def _notice_only(self, b: _Budget) -> bool:
         """Notices worth a block on their own: a repair reminder or missing evidence."""
@@ -397,7 +443,7 @@ class Assembler:
             for line in b.sections.get(section, [])[1:]:
                 if line.startswith("- ["):
                     tag = line[3 : line.index("]")] if "]" in line else ""
-                    out.append(tag.split(" · ")[0])
+                    out.append(self._line_ids.get(line, tag.split(" · ")[0]))
         return out
 
     def _visibility(
@@ -475,11 +521,19 @@ class Assembler:
         for rule in skills.select_rules(query, limit):
             b.add("rules", self.headings["rules"], f"- [{rule.label}] {rule.render()}", rule.id)
 
-    def _item_line(self, item: MemoryItem) -> str:
+    def _origin(self, item: MemoryItem) -> str:
+        """``2026-11-30 · earlier session 3c1f9a52``: an item of another session."""
+        day = item_day(item)
+        who = f"{self.words['earlier']} {short_session(item.session_id)}"
+        return f"{day} · {who}" if day else who
+
+    def _item_line(self, item: MemoryItem, elsewhere: str | None = None) -> str:
         w = self.words
         label = f"mem {item.id} · {item.kind} · {w.get(item.evidence_type, item.evidence_type)}"
         if item.status == "disputed":
             label += f" · {w['disputed']}"
+        if elsewhere is not None:
+            label += f" · {elsewhere}"
         line = f"- [{label}] {item.content}"
         notes = []
         if item.conditions:
@@ -498,18 +552,27 @@ class Assembler:
 
     def _superseded_sentences(
         self, superseded: Sequence[MemoryItem]
-    ) -> dict[int, list[tuple[str, str]]]:
+    ) -> dict[tuple[str, int], list[tuple[str, str, str]]]:
         """Per source event, the (clause, item id, status) of values replaced or withdrawn."""
-        out: dict[int, list[tuple[str, str, str]]] = {}
+        out: dict[tuple[str, int], list[tuple[str, str, str]]] = {}
         for item in superseded:
             for seq in item.source_seqs:
-                out.setdefault(seq, []).append((item.content, item.id, item.status))
+                out.setdefault((item.session_id, seq), []).append(
+                    (item.content, item.id, item.status)
+                )
         return out
 
-    def _evidence_line(self, hit: EvidenceHit, stale: Sequence[tuple[str, str, str]] = ()) -> str:
+    def _evidence_line(
+        self,
+        hit: EvidenceHit,
+        stale: Sequence[tuple[str, str, str]] = (),
+        elsewhere: StoredEvent | None = None,
+    ) -> str:
         ev = hit.event
         limit = int(self.settings["assembly.max_evidence_chars"])
         when = f" · {ev.time[:10]}" if ev.time else ""
+        if elsewhere is not None:
+            when += f" · {self.words['earlier']} {short_session(elsewhere.session_id)}"
         who = "" if ev.type == "user/message" else f" · {ev.type}"
         body = hit.text
         for clause, item_id, status in stale:
@@ -539,10 +602,14 @@ class Assembler:
                     old=clip(old.content, 160), refs=refs, new=old.superseded_by
                 )
                 b.add("notice", heading, f"- [mem {old.id}] {text}", f"notice:{old.id}")
-        disputed = self.store.count_items(session_id, "disputed")
+        disputed = self.store.count_items(self._scope, "disputed")
         if disputed:
-            newest = self.store.items(session_id, ("disputed",), newest=6)
-            ids = ", ".join(i.id for i in newest)
+            newest = [
+                i
+                for sid in self._scope.sessions
+                for i in reversed(self.store.items(sid, ("disputed",), newest=6))
+            ][:6]
+            ids = ", ".join(i.id for i in reversed(newest))
             line = w["dispute_count"].format(n=disputed, ids=ids)
             b.add("notice", heading, f"- {line}", "notice:disputed")
         if self.settings["validation.enabled"]:

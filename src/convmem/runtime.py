@@ -2,7 +2,9 @@
 
 One runtime owns one store and one set of settings. Hosts call:
 
-* :meth:`session_start` when a session starts, resumes or was just compacted;
+* :meth:`session_start` when a session starts, resumes or was just compacted (with its
+  ``project``, when it has one), and :meth:`start_block` for what earlier sessions of
+  the project settled;
 * :meth:`on_event` / :meth:`on_events` after the host commits events
   (capture, then incremental extraction, then validation of assistant output);
 * :meth:`pre_step` before a model step (retrieve and assemble; returns the
@@ -72,9 +74,41 @@ class MemoryRuntime:
         """Record the session (cwd, project, origin, host_version) and re-arm.
 
         ``source`` says why (startup, resume, compact); metadata not given is kept.
+        ``project`` files the session under a project: call this before its events
+        arrive, so that extraction links them to what the project's other sessions
+        settled (see :mod:`convmem.projects`).
         """
         with self.store.transaction():
             self.store.touch_session(session_id, **meta)
+
+    def join_project(self, session_id: str, project: str | None) -> str | None:
+        """File the session under ``project`` unless it has a project already; returns the
+        session's project. A host calls it when it learns where the session works."""
+        current = self.store.session_project(session_id)
+        if current or not project:
+            return current
+        with self.store.transaction():
+            self.store.touch_session(session_id, project=project)
+        return project
+
+    def start_block(self, session_id: str, **options: Any) -> str | None:
+        """The project's standing memory for a session whose context starts empty (a new,
+        cleared or resumed session): what its earlier sessions settled, once.
+
+        None when the session has no project, ``memory.scope`` is ``session``, nothing
+        stands, or a block still in the session's context already shows it. Options are
+        :meth:`assemble`'s (a host's ``budget``, ``token_meter``, ...).
+        """
+        from convmem.projects import remember_start_block, resolve_scope
+
+        if not resolve_scope(self.store, self.settings, session_id).wide:
+            return None
+        options.setdefault("trigger", "session-start")
+        result = self.assemble(session_id, None, query="", **options)
+        if not result.injected:
+            return None
+        remember_start_block(self.store, session_id, result.items)
+        return str(result.text)
 
     def on_event(self, event: Event) -> CaptureResult:
         return self.on_events([event])
@@ -86,6 +120,18 @@ class MemoryRuntime:
         for session_id in sorted({e.session_id for e in batch}):
             self.after_capture(session_id)
         return result
+
+    def project_sink(self, project: str) -> Callable[[Iterable[Event]], CaptureResult]:
+        """:meth:`on_events` for sessions of ``project``: each session is filed under it
+        before its first events are captured (a session with a project keeps it)."""
+
+        def sink(events: Iterable[Event]) -> CaptureResult:
+            batch = list(events)
+            for session_id in dict.fromkeys(e.session_id for e in batch):
+                self.join_project(session_id, project)
+            return self.on_events(batch)
+
+        return sink
 
     def after_capture(self, session_id: str) -> None:
         """Extraction from the cursor, then validation of new assistant output.
@@ -166,8 +212,13 @@ class MemoryRuntime:
         token_meter: Callable[[str], int] | None = None,
         budget: int | None = None,
         log: bool = True,
+        project: str | None = None,
     ) -> Any:
-        """Like :meth:`pre_step` but returns the whole :class:`AssemblyResult`."""
+        """Like :meth:`pre_step` but returns the whole :class:`AssemblyResult`.
+
+        ``project`` assembles for a session the store does not know yet as a new
+        session of that project (what it would be given when it starts).
+        """
         from convmem.assembly import Assembler
 
         if query is None:
@@ -182,6 +233,7 @@ class MemoryRuntime:
             token_meter=token_meter,
             budget=budget,
             trigger=trigger,
+            project=project,
         )
         if log:
             assembler.log(result)

@@ -55,9 +55,15 @@ class Extractor:
     def __init__(self, store: MemoryStore, settings: Settings | None = None) -> None:
         self.store = store
         self.settings = settings
+        #: the project's other sessions, whose items a correction may supersede
+        self.others: tuple[str, ...] = ()
 
     def run(self, session_id: str) -> ExtractionReport:
         report = ExtractionReport()
+        if self.settings is not None:
+            from convmem.projects import resolve_scope
+
+            self.others = resolve_scope(self.store, self.settings, session_id).others
         for pending in self.store.pending(session_id, MAX_ATTEMPTS):
             events = self.store.events_by_seq(session_id, [pending["seq"]])
             self._process(session_id, events, report, retry=True)
@@ -155,7 +161,8 @@ class Extractor:
     ) -> MemoryItem | None:
         session_id = event.session_id
         ref = f"seq:{event.seq}"
-        link = relate(self.store, session_id, cand, event.seq, made) if from_user else None
+        others = self.others
+        link = relate(self.store, session_id, cand, event.seq, made, others) if from_user else None
         if cand.retraction:
             if link is not None and link.relation == "retracts":
                 self._retract(link.target, event.seq, report)
