@@ -170,11 +170,25 @@ def _context(event: str, block: str | None) -> Output:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": block}}
 
 
+#: Token budget of the project's standing memory at SessionStart: at most 4 characters a
+#: token (fewer for CJK), so the block stays below the 10,000 UTF-16 units Claude Code
+#: passes on whole.
+START_BUDGET_TOKENS = 2000
+
+
+def _project(payload: Payload) -> str | None:
+    """The session's project: the git root of Claude Code's project folder (or cwd)."""
+    from convmem.projects import project_root
+
+    return project_root(os.environ.get("CLAUDE_PROJECT_DIR") or _str(payload, "cwd"))
+
+
 def _session_start(runtime: MemoryRuntime, session_id: str, payload: Payload) -> Output:
     from convmem.adapters.claude_code import capture_transcript
 
     source = _str(payload, "source") or "startup"
     cwd = _str(payload, "cwd")
+    runtime.join_project(session_id, _project(payload))  # before capture: extraction links
     parser = capture_transcript(
         runtime, session_id, _str(payload, "transcript_path"), compacted=source == "compact"
     )
@@ -183,10 +197,13 @@ def _session_start(runtime: MemoryRuntime, session_id: str, payload: Payload) ->
         source,
         origin="claude-code",
         cwd=cwd,
-        project=os.environ.get("CLAUDE_PROJECT_DIR") or cwd,
         host_version=parser.version,
     )
-    if source != "compact" or not runtime.settings["compatibility.reinject_after_compaction"]:
+    if source != "compact":
+        # a context that starts empty gets what earlier sessions of the project settled
+        start = runtime.start_block(session_id, budget=START_BUDGET_TOKENS)
+        return _context("SessionStart", start)
+    if not runtime.settings["compatibility.reinject_after_compaction"]:
         return None
     block = runtime.pre_step(session_id, None, turn=parser.turn or None, trigger="compaction")
     return _context("SessionStart", block)
@@ -196,6 +213,7 @@ def _user_prompt(runtime: MemoryRuntime, session_id: str, payload: Payload) -> O
     from convmem.adapters.claude_code import capture_transcript, is_slash_command
 
     prompt = _str(payload, "prompt")
+    runtime.join_project(session_id, _project(payload))  # hooks installed mid-session
     # answer fast: the prompt is visible to the model anyway, so extracting it (and
     # validating the last reply) can wait for the Stop hook's capture
     runtime.defer_derived = True
