@@ -54,6 +54,8 @@ BACKEND_MODULES = frozenset(
         "test_skills",
         "test_validation",
         "test_store_views",
+        "test_projects",
+        "test_cli_projects",
         "inspector.test_http",
         "inspector.test_browser",
     }
