@@ -247,6 +247,7 @@ class Assembler:
         self._scope = Scope("")
         #: block lines of other sessions' evidence, and the exact ids they stand for
         self._line_ids: dict[str, str] = {}
+        self._said_items: list[MemoryItem] = []
 
     def assemble(
         self,
@@ -291,6 +292,7 @@ class Assembler:
         try:
             self._scope = self.retriever.scope(session_id, project)
             self._line_ids = {}
+            self._said_items = []
             self._build(result, session_id, query, visible, total, meter)
         except Exception as exc:  # assembly failures are reported, never raised to a host
             result.text, result.injected, result.used_tokens = "", False, 0
@@ -343,6 +345,7 @@ class Assembler:
             if not own and s.item.id in earlier.items:
                 b.omit(s.item.id, "memory", ALREADY_SHOWN)
                 said[collapse_spaces(s.item.content)] = s.item.id
+                self._said_items.append(s.item)
                 continue
             line = self._item_line(s.item, None if own else self._origin(s.item))
             if b.add("memory", self.headings["memory"], line, s.item.id):
@@ -360,12 +363,16 @@ class Assembler:
         replaced = self._superseded_only_sources(superseded)
         stale = self._superseded_sentences(superseded)
         said |= {collapse_spaces(s.item.content): s.item.id for s in shown}
+        # an event can only read the same as an item it is a source of
+        said_in = {(i.session_id, q) for i in self._said_items for q in i.source_seqs}
+        said_in |= {(s.item.session_id, q) for s in shown for q in s.item.source_seqs}
         for hit in hits:
             own = hit.event.session_id == session_id
             where = (hit.event.session_id, hit.event.seq)
             ident = f"seq:{hit.event.seq}" if own else f"{hit.event.session_id}/seq:{hit.event.seq}"
-            if collapse_spaces(hit.text) in said:
-                b.omit(ident, "evidence", f"same text as {said[collapse_spaces(hit.text)]}")
+            same = said.get(collapse_spaces(hit.text)) if where in said_in else None
+            if same is not None:
+                b.omit(ident, "evidence", f"same text as {same}")
             elif where in replaced:
                 b.omit(
                     ident,

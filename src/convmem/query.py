@@ -101,3 +101,17 @@ def query_signals(text: str, max_tokens: int = 160) -> QuerySignals:
         paths=found_paths,
         quotes=quotes,
     )
+
+
+def selective(terms: tuple[str, ...], limit: int) -> tuple[str, ...]:
+    """At most ``limit`` of ``terms`` for a ranked search: the longest ones, in query order.
+
+    A long message (a pasted log, a page of prose) gives a hundred terms or more, and a
+    ranked full-text search costs what every term matches. Longer words are rarer
+    (Zipf's law of abbreviation), so they carry most of the ranking; the same rule on
+    every backend keeps the ranks the same. A short query keeps all its terms.
+    """
+    if len(terms) <= limit:
+        return terms
+    keep = set(sorted(terms, key=lambda t: (-len(t), terms.index(t)))[:limit])
+    return tuple(t for t in terms if t in keep)

@@ -43,7 +43,7 @@ from convmem.projects import (
     said_time,
     standing_from_others,
 )
-from convmem.query import QuerySignals, query_signals, stem
+from convmem.query import QuerySignals, query_signals, selective, stem
 
 if TYPE_CHECKING:
     from convmem.config import Settings
@@ -63,6 +63,10 @@ MIN_EXACT_CHARS = 3
 #: Recent events searched for terms below trigram size, and the weight of each hit.
 SHORT_TERM_WINDOW = 1000
 SHORT_TERM_WEIGHT = 0.5
+#: Terms a ranked full-text search uses at most (see query.selective), and short terms
+#: a substring scan looks for at most: a long message must not cost a hundred searches.
+RANK_TERMS = 24
+SHORT_TERMS = 12
 #: The project's most recent other sessions whose recent events the short-term scan reads.
 SHORT_TERM_SESSIONS = 4
 SOURCE_BONUS = 0.3
@@ -143,11 +147,13 @@ class Retriever:
         fts: dict[str, float] = {}
         candidates: dict[str, MemoryItem] = {}
         if sig.terms:
-            for item, rank in self.store.search_items(scope, sig.terms, ITEM_CANDIDATES, statuses):
+            terms = selective(sig.terms, RANK_TERMS)
+            for item, rank in self.store.search_items(scope, terms, ITEM_CANDIDATES, statuses):
                 candidates[item.id] = item
                 fts[item.id] = abs(rank)
         if sig.short_terms:
-            for item in self.store.like_items(scope, sig.short_terms, ITEM_CANDIDATES, statuses):
+            short = sig.short_terms[:SHORT_TERMS]
+            for item in self.store.like_items(scope, short, ITEM_CANDIDATES, statuses):
                 candidates.setdefault(item.id, item)
                 fts.setdefault(item.id, 0.0)
                 fts[item.id] += 1.0
@@ -290,7 +296,8 @@ class Retriever:
         def key(event: StoredEvent) -> Key:
             return (order.get(event.session_id, len(order)), event.seq)
 
-        for event, rank in self.store.search_events(scope, sig.terms, EVENT_CANDIDATES, types):
+        terms = selective(sig.terms, RANK_TERMS)
+        for event, rank in self.store.search_events(scope, terms, EVENT_CANDIDATES, types):
             if self.quotable(event):
                 scores[key(event)] = abs(rank)
                 events[key(event)] = event
@@ -303,7 +310,7 @@ class Retriever:
             ]
             for sid, window in windows:
                 for event, count in self.store.recent_events_with(
-                    sid, sig.short_terms[:12], types, window
+                    sid, sig.short_terms[:SHORT_TERMS], types, window
                 ):
                     if self.quotable(event):
                         k = key(event)
