@@ -56,6 +56,7 @@ BACKEND_MODULES = frozenset(
         "test_store_views",
         "test_projects",
         "test_cli_projects",
+        "test_catch_up",
         "inspector.test_http",
         "inspector.test_browser",
     }

@@ -53,6 +53,9 @@ class MemoryRuntime:
         self.capture = Capture(store, self.settings)
         #: Skip extraction and validation after capture (they catch up next time).
         self.defer_derived = False
+        #: Messages extracted at most per capture (None: all): a host that must answer
+        #: fast bounds its work, and :meth:`catch_up` or the next capture goes on.
+        self.extract_limit: int | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None) -> MemoryRuntime:
@@ -143,7 +146,7 @@ class MemoryRuntime:
             return
         from convmem.memory.extraction import Extractor
 
-        Extractor(self.store, self.settings).run(session_id)
+        Extractor(self.store, self.settings).run(session_id, self.extract_limit)
         if self.settings["validation.enabled"]:
             from convmem.validation import Validator
 
@@ -154,6 +157,27 @@ class MemoryRuntime:
             newest = self.store.checkpoint(session_id).last_event_seq
             with self.store.transaction():
                 self.store.advance_checkpoint(session_id, "last_validate_seq", newest)
+
+    def catch_up(self, session_id: str, max_events: int = 64) -> int:
+        """Extract at most ``max_events`` messages from the extraction cursor; returns how
+        many messages still wait (0: caught up).
+
+        Any host path can call it, a resident process between requests for instance, so
+        that a long backlog (a session captured for the first time) is extracted in
+        bounded steps instead of holding up one request. Each message's items and the
+        cursor past it commit together, so steps may stop anywhere.
+        """
+        from convmem.memory.extraction import Extractor
+
+        Extractor(self.store, self.settings).run(session_id, max_events)
+        return self.backlog(session_id)
+
+    def backlog(self, session_id: str) -> int:
+        """Messages captured but not extracted yet (an index count)."""
+        cursor = self.store.checkpoint(session_id).last_extract_seq
+        return self.store.count_events(
+            session_id, after=cursor, types=("user/message", "assistant/message")
+        )
 
     def next_seq(self, session_id: str) -> int:
         """The sequence number after the last captured event of the session."""

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 HOSTS = ("claude-code",)
 USAGE = "usage: convmem hook claude-code [--home DIR] [--config FILE]  (one JSON payload on stdin)"
 MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
+#: Messages one hook call extracts at most (see ``MemoryRuntime.extract_limit``).
+HOOK_EXTRACT_LIMIT = 32
 #: ``0`` turns the resident hook process off: every call is handled in its own process.
 ENV_DAEMON = "CONVMEM_HOOK_DAEMON"
 
@@ -153,6 +155,9 @@ def handle(payload: Payload, settings: Settings) -> Output:
     from convmem.runtime import MemoryRuntime
 
     with MemoryRuntime.open(settings) as runtime:
+        # a transcript read for the first time may hold a long backlog: each call
+        # extracts a bounded part of it, and the next calls go on
+        runtime.extract_limit = HOOK_EXTRACT_LIMIT
         return handler(runtime, session_id, payload)
 
 

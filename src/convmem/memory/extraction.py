@@ -58,7 +58,9 @@ class Extractor:
         #: the project's other sessions, whose items a correction may supersede
         self.others: tuple[str, ...] = ()
 
-    def run(self, session_id: str) -> ExtractionReport:
+    def run(self, session_id: str, limit: int | None = None) -> ExtractionReport:
+        """Extract from the cursor; with ``limit``, at most that many messages this call
+        (the cursor stops after the last one read, so the next call goes on from there)."""
         report = ExtractionReport()
         if self.settings is not None:
             from convmem.projects import resolve_scope
@@ -69,19 +71,24 @@ class Extractor:
             self._process(session_id, events, report, retry=True)
         cp = self.store.checkpoint(session_id)
         last = cp.last_extract_seq
-        while True:
+        done = False
+        while not done:
+            size = 500 if limit is None else min(500, limit - report.events)
+            if size <= 0:
+                break
             batch = self.store.events(
-                session_id, after=last, types=["user/message", "assistant/message"], limit=500
+                session_id, after=last, types=["user/message", "assistant/message"], limit=size
             )
+            done = len(batch) < size
             if not batch:
                 break
             self._process(session_id, batch, report, retry=False)
             last = batch[-1].seq
-        if last > cp.last_extract_seq or cp.last_event_seq > last:
+        # every message read: the cursor moves past the events that are not messages too
+        end = max(last, cp.last_event_seq) if done else last
+        if end > cp.last_extract_seq:
             with self.store.transaction():
-                self.store.advance_checkpoint(
-                    session_id, "last_extract_seq", max(last, cp.last_event_seq)
-                )
+                self.store.advance_checkpoint(session_id, "last_extract_seq", end)
         return report
 
     def _process(

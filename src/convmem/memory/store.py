@@ -249,12 +249,16 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
             )
         return {r["type"]: int(r["n"]) for r in rows}
 
-    def count_events(self, session_id: str | None = None) -> int:
+    def count_events(
+        self, session_id: str | None = None, *, after: int = -1, types: Sequence[str] = ()
+    ) -> int:
+        """Events in the store, or in one session (after a seq, of some types)."""
         if session_id is None:
             return int(self.db.scalar("SELECT count(*) FROM events"))
-        return int(
-            self.db.scalar("SELECT count(*) FROM events WHERE session_id = ?", (session_id,))
-        )
+        sql = "SELECT count(*) FROM events WHERE session_id = ? AND seq > ?"
+        if types:
+            sql += f" AND type IN ({','.join('?' * len(types))})"
+        return int(self.db.scalar(sql, [session_id, after, *types]))
 
     # --- sessions and checkpoints ------------------------------------------------------
 
