@@ -164,7 +164,8 @@ class ConvmemRetriever:
         from convmem.config import load_settings
 
         self.mode = mode
-        self.settings = load_settings(env={})
+        # the budgets below the default floor are measured as asked, not raised to it
+        self.settings = load_settings(env={}, overrides={"assembly.min_budget_tokens": 0})
         self._runtime: Any = None
         self._session = ""
         self._ids: dict[int, str] = {}
@@ -210,9 +211,65 @@ class ConvmemRetriever:
         return str(result.text)
 
 
+class ConvmemProjectRetriever(ConvmemRetriever):
+    """convmem across sessions (issue "Project memory"): each LoCoMo session is a convmem
+    session of one project (the conversation), replayed in order, and every question is
+    asked from a fresh session of that project after the last one, so that everything
+    it can find comes from earlier sessions.
+    """
+
+    name = "convmem-project"
+
+    def index(self, conversation: Conversation) -> None:
+        """Replay each session as its own convmem session of the conversation's project."""
+        from convmem.capture import Event
+        from convmem.memory.store import MemoryStore
+        from convmem.runtime import MemoryRuntime
+
+        if self._runtime is not None:
+            self._runtime.close()
+        self._runtime = MemoryRuntime(MemoryStore.open(":memory:"), self.settings)
+        self._project = conversation.conv_id
+        self._session = f"{conversation.conv_id}-question"
+        self._where: dict[tuple[str, int], str] = {}
+        for session in conversation.sessions:
+            sid = f"{conversation.conv_id}-s{session.session_no:02d}"
+            self._runtime.session_start(sid, project=self._project)
+            events = []
+            for seq, turn in enumerate(session.turns, start=1):
+                self._where[(sid, seq)] = turn.dia_id
+                events.append(Event(sid, seq, "user/message", turn_text(turn), time=turn.date_time))
+            self._runtime.on_events(events)
+
+    def rank(self, question_text: str, k: int) -> list[str]:
+        """The evidence turns a fresh session's pre-step retrieves, in order."""
+        from convmem.retrieval import Retriever as ConvmemRanker
+
+        ranker = ConvmemRanker(self._runtime.store, self.settings)
+        signals = ranker.signals(question_text)
+        scope = ranker.scope(self._session, self._project)
+        found = ranker.retrieve(self._session, signals, scope=scope)
+        hits = ranker.retrieve_evidence(self._session, signals, found.items, k, scope)
+        ranked = [(h.event.session_id, h.event.seq) for h in hits if ranker.quotable(h.event)]
+        return [self._where[key] for key in ranked[:k]]
+
+    def assemble(self, question_text: str, budget_tokens: int) -> str:
+        """The block a fresh session of the project would get for this question."""
+        result = self._runtime.assemble(
+            self._session,
+            [],
+            query=question_text,
+            budget=budget_tokens,
+            log=False,
+            project=self._project,
+        )
+        return str(result.text)
+
+
 SYSTEMS: dict[str, Callable[[], Retriever]] = {
     "bm25": BM25Retriever,
     "convmem": ConvmemRetriever,
+    "convmem-project": ConvmemProjectRetriever,
 }
 
 
@@ -336,14 +393,17 @@ def run_system(
 # --------------------------------------------------------------------------- reporting
 
 
+LABEL = 34
+
+
 def _row(label: str, figures: Mapping[str, float], keys: Iterable[int], extra: str = "") -> str:
     cells = "".join(f"{figures[str(key)]:>7.1f}" for key in keys)
-    return f"{label:<24}{cells}{extra}"
+    return f"{label:<{LABEL}}{cells}{extra}"
 
 
 def format_table(results: list[SystemResult], n_questions: int, n_convs: int) -> str:
     """The R@k table (systems side by side, DRAGON row), per category, and blocks."""
-    header = f"{'system':<24}" + "".join(f"{'R@' + str(k):>7}" for k in KS)
+    header = f"{'system':<{LABEL}}" + "".join(f"{'R@' + str(k):>7}" for k in KS)
     lines = [
         (
             f"LoCoMo retrieval recall, {n_convs} conversations, {n_questions} questions, "
@@ -356,7 +416,7 @@ def format_table(results: list[SystemResult], n_questions: int, n_convs: int) ->
     for res in results:
         total = res.index_s + res.rank_s
         lines.append(_row(res.name, res.summary(res.recall)["overall"], KS, f"{total:>9.1f}"))
-    lines += ["", "per category:", f"{'category (n) / system':<24}" + header[24:]]
+    lines += ["", "per category:", f"{'category (n) / system':<{LABEL}}" + header[LABEL:]]
     for cat_name in CATEGORY_NAMES.values():
         for res in results:
             per_cat = res.summary(res.recall)["per_category"].get(cat_name)
@@ -371,11 +431,13 @@ def _block_lines(results: list[SystemResult]) -> list[str]:
     with_blocks = [res for res in results if res.block]
     if not with_blocks:
         return []
-    header = f"{'system':<24}" + "".join(f"{str(b) + ' tok':>9}" for b in BLOCK_BUDGETS)
+    header = f"{'system':<{LABEL}}" + "".join(f"{str(b) + ' tok':>9}" for b in BLOCK_BUDGETS)
     lines = ["", "evidence recall inside the assembled block (percent):", header]
     for res in with_blocks:
         overall = res.summary(res.block)["overall"]
-        lines.append(f"{res.name:<24}" + "".join(f"{overall[str(b)]:>9.1f}" for b in BLOCK_BUDGETS))
+        lines.append(
+            f"{res.name:<{LABEL}}" + "".join(f"{overall[str(b)]:>9.1f}" for b in BLOCK_BUDGETS)
+        )
     return lines
 
 

@@ -465,10 +465,40 @@ def sec_targets(res: dict[str, dict[str, Any] | None]) -> str | None:
             rows.append(("R@k above BM25 at every k", _ks(conv) + " vs " + _ks(bm), word[ok]))
         ok = all(conv[k] > dragon[k] for k in KS)
         rows.append(("R@k above DRAGON at every k", _ks(conv) + " vs " + _ks(dragon), word[ok]))
+        want = {"5": 62, "10": 72, "25": 81, "50": 87}
+        ok = all(conv[k] >= want[k] for k in KS)
+        rows.append(("R@5/10/25/50 ≥ 62/72/81/87", _ks(conv), word[ok]))
         block = lo["systems"]["convmem"].get("block_recall_at_budget_tokens")
         if block:
             v = block["overall"]["3000"]
             rows.append(("block evidence recall at 3,000 tokens ≥ 90%", f"{v:.1f}%", word[v >= 90]))
+            bm_block = lo["systems"].get("bm25", {}).get("block_recall_at_budget_tokens")
+            for budget in ("750", "1500"):
+                if bm_block:
+                    mine, theirs = block["overall"][budget], bm_block["overall"][budget]
+                    rows.append(
+                        (
+                            f"block evidence recall at {int(budget):,} tokens ≥ BM25's",
+                            f"{mine:.1f}% vs {theirs:.1f}%",
+                            word[mine >= theirs],
+                        )
+                    )
+        project = lo["systems"].get("convmem-project")
+        if project:
+            other = project["recall_at_k"]["overall"]
+            gaps = [conv[k] - other[k] for k in KS]
+            pb = project.get("block_recall_at_budget_tokens")
+            if block and pb:
+                gaps.append(block["overall"]["3000"] - pb["overall"]["3000"])
+            rows.append(
+                (
+                    "across sessions within 3 points of one session (R@k, block at 3,000)",
+                    _ks(other)
+                    + (f", {pb['overall']['3000']:.1f}%" if pb else "")
+                    + f" (largest gap {max(gaps):.1f})",
+                    word[max(gaps) <= 3],
+                )
+            )
     if sc:
         t = sc["targets"]
         a, b, c = (

@@ -49,11 +49,11 @@ run() { # run NAME TXT CMD... : run a benchmark, tee its output to TXT
 "$PY" -c 'import sys; sys.path[:0] = ["bench"]; import scale; print("source:", scale.source_state())'
 
 if [[ -n "${QUICK:-}" ]]; then
-    run locomo "$OUT/locomo-$DATE.txt" "$PY" bench/locomo.py --systems bm25,convmem \
+    run locomo "$OUT/locomo-$DATE.txt" "$PY" bench/locomo.py --systems bm25,convmem,convmem-project \
         --limit-convs 2 --data "$LOCOMO" --json-out "$OUT/locomo-$DATE.json"
     run scale "$SNAP/scale.log" "$PY" bench/scale.py --sizes 1e3,1e4 --out "$OUT"
 else
-    run locomo "$OUT/locomo-$DATE.txt" "$PY" bench/locomo.py --systems bm25,convmem \
+    run locomo "$OUT/locomo-$DATE.txt" "$PY" bench/locomo.py --systems bm25,convmem,convmem-project \
         --data "$LOCOMO" --json-out "$OUT/locomo-$DATE.json"
     run scale "$SNAP/scale.log" "$PY" bench/scale.py --out "$OUT"
 fi

@@ -81,6 +81,9 @@ BACKEND_MODULES = frozenset(
         "test_skills",
         "test_validation",
         "test_store_views",
+        "test_projects",
+        "test_cli_projects",
+        "test_catch_up",
         "inspector.test_http",
         "inspector.test_browser",
     }

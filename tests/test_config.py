@@ -14,6 +14,7 @@ def test_defaults_cover_every_section() -> None:
         "capture",
         "archive",
         "assembly",
+        "memory",
         "retrieval",
         "skills",
         "validation",

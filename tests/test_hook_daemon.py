@@ -368,7 +368,11 @@ def test_concurrent_calls_and_a_kill_among_them_handle_each_payload_once(
     ref, dm = tmp_path / "ref", tmp_path / "dm"
     homes.append(dm)
     sids = [f"session-{n}" for n in range(8)]
-    transcripts = [tmp_path / f"{sid}.jsonl" for sid in sids]
+    # a folder (so a project) each: concurrent sessions of one project would see each
+    # other's memory in whatever order they ran, and the reference runs in another order
+    transcripts = [tmp_path / sid / f"{sid}.jsonl" for sid in sids]
+    for t in transcripts:
+        t.parent.mkdir()
 
     def bodies(event: str, **extra: Any) -> list[dict[str, Any]]:
         return [
@@ -416,7 +420,8 @@ def test_calls_queued_at_a_stopped_daemon_are_handled_once_when_it_dies(
     sids = [f"queued-{n}" for n in range(3)]
     bodies = []
     for sid in sids:
-        transcript = tmp_path / f"{sid}.jsonl"
+        transcript = tmp_path / sid / f"{sid}.jsonl"  # a project each, as above
+        transcript.parent.mkdir()
         grow(transcript, line_of(BUDGET))
         bodies.append(payload("UserPromptSubmit", transcript, session_id=sid, prompt=BUDGET))
     start_daemon(dm)

@@ -104,6 +104,14 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     S("assembly.max_evidence_chars", 600, "Characters quoted per evidence snippet.", 80, 20_000),
     S("assembly.max_evidence", 100, "Evidence snippets considered per block.", 0, 500),
+    # memory
+    S(
+        "memory.scope",
+        "project",
+        "What a session remembers: its own events (session), or every session of its"
+        " project when it has one (project).",
+        choices=("session", "project"),
+    ),
     # retrieval
     S("retrieval.min_score", 0.5, "Items scoring below this are omitted (with the reason).", 0, 10),
     S("retrieval.limit", 24, "Items selected per step.", 1, 100),

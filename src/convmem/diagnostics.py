@@ -150,6 +150,14 @@ def _overview(store: MemoryStore, settings: Settings, session_id: str | None) ->
                 },
             }
         )
+    by_project: dict[str, list[str]] = {}
+    for s in sessions:
+        if s.get("project"):
+            by_project.setdefault(str(s["project"]), []).append(str(s["session_id"]))
+    report["projects"] = [
+        {"project": project, "sessions": store.project_sessions(project)}
+        for project in sorted(by_project)
+    ]
     latest = store.latest_assembly_log(session_id)
     report["latest_assembly"] = (
         None

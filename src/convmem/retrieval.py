@@ -11,7 +11,14 @@ also lifts the turn that answers it.
     score = KIND_WEIGHT[kind] + min(|fts|, 10) / 10 + EXACT_BOOST * min(exact_hits, 3) / 3
     score *= EVIDENCE_WEIGHT[evidence_type]
     score *= SUPERSESSION_FACTOR   (when the item has been superseded)
+    score *= OTHER_SESSION_FACTOR * AGE_FACTOR(days)   (an item of an earlier session)
     score += RECENCY_BOOST         (when derived within RECENCY_WINDOW of the newest event)
+
+A step draws on a :class:`~convmem.memory.models.Scope`: its own session, or every
+session of its project (:mod:`convmem.projects`, which defines the two cross-session
+factors). Items and events of the project's other sessions are found the same way as
+the session's own; their active constraints, decisions, preferences and facts are
+standing memory too. The same clause restated in several sessions counts once.
 
 Every miss below ``retrieval.min_score`` is returned with its reason. Text that a
 program generated is never returned as evidence.
@@ -19,7 +26,6 @@ program generated is never returned as evidence.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -31,17 +37,21 @@ from convmem.core.constants import (
     RECENCY_WINDOW,
     USER_SOURCE_KINDS,
 )
-from convmem.core.stopwords import QUERY_STOPWORDS
 from convmem.core.text import (
     cjk_runs,
     latin_words,
-    normalize_text,
-    numbers,
-    paths,
-    quoted_phrases,
-    tokens,
 )
-from convmem.memory.models import MemoryItem, StoredEvent
+from convmem.memory.models import MemoryItem, Scope, StoredEvent
+from convmem.projects import (
+    OTHER_SESSION_FACTOR,
+    age_factor,
+    item_day,
+    reference_time,
+    resolve_scope,
+    said_time,
+    standing_from_others,
+)
+from convmem.query import QuerySignals, query_signals, selective, stem
 
 if TYPE_CHECKING:
     from convmem.config import Settings
@@ -61,89 +71,17 @@ MIN_EXACT_CHARS = 3
 #: Recent events searched for terms below trigram size, and the weight of each hit.
 SHORT_TERM_WINDOW = 1000
 SHORT_TERM_WEIGHT = 0.5
+#: Terms a ranked full-text search uses at most (see query.selective), and short terms
+#: a substring scan looks for at most: a long message must not cost a hundred searches.
+RANK_TERMS = 24
+SHORT_TERMS = 12
+#: The project's most recent other sessions whose recent events the short-term scan reads.
+SHORT_TERM_SESSIONS = 4
 SOURCE_BONUS = 0.3
 STANDING_SOURCE_BONUS = 0.05
 STANDING_KINDS = ("constraint", "decision")
-_SUFFIXES = (
-    "ingly",
-    "edly",
-    "ations",
-    "ation",
-    "ments",
-    "ment",
-    "ings",
-    "ing",
-    "ies",
-    "ied",
-    "ers",
-    "er",
-    "ed",
-    "es",
-    "s",
-    "ly",
-)
-_IDENT = re.compile(r"\b[A-Za-z_][\w.-]*[_.-][\w.-]+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\w*\b")
-
-
-def stem(word: str) -> str:
-    """Strip one common English suffix, keeping at least four letters (a prefix stem)."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
-
-
-@dataclass(frozen=True)
-class QuerySignals:
-    """What a query asks about, in the forms the rankers use."""
-
-    text: str
-    tokens: tuple[str, ...] = ()
-    terms: tuple[str, ...] = ()
-    short_terms: tuple[str, ...] = ()
-    exact: tuple[str, ...] = ()
-    numbers: tuple[str, ...] = ()
-    paths: tuple[str, ...] = ()
-    quotes: tuple[str, ...] = ()
-
-    @property
-    def empty(self) -> bool:
-        return not (self.terms or self.short_terms or self.exact)
-
-
-def query_signals(text: str, max_tokens: int = 160) -> QuerySignals:
-    """Tokens, ranking terms and exact terms of a query; safe for any input text."""
-    text = normalize_text(text[:20_000])
-    toks = tokens(text, max_tokens)
-    terms: dict[str, None] = {}
-    short: dict[str, None] = {}
-    for word in latin_words(text):
-        if word in QUERY_STOPWORDS or word.isdigit():
-            continue
-        s = stem(word)
-        (terms if len(s) >= 3 else short).setdefault(s, None)
-    for run in cjk_runs(text):
-        # every 3-character window is a trigram the index can serve; Chinese words are
-        # mostly two characters, so bigrams go to the (bounded) substring scan too
-        for i in range(len(run) - 2):
-            terms.setdefault(run[i : i + 3], None)
-        for i in range(max(1, len(run) - 1)):
-            short.setdefault(run[i : i + 2], None)
-    nums = tuple(dict.fromkeys(n.raw for n in numbers(text)))
-    found_paths = tuple(paths(text))
-    quotes = tuple(quoted_phrases(text))
-    idents = tuple(dict.fromkeys(m.group() for m in _IDENT.finditer(text)))
-    exact = tuple(dict.fromkeys([*quotes, *found_paths, *nums, *idents]))
-    return QuerySignals(
-        text=text,
-        tokens=tuple(toks),
-        terms=tuple(list(terms)[:max_tokens]),
-        short_terms=tuple(list(short)[:max_tokens]),
-        exact=exact,
-        numbers=nums,
-        paths=found_paths,
-        quotes=quotes,
-    )
+#: An event's place in a scope: (its session's position in the scope, its seq).
+Key = tuple[int, int]
 
 
 @dataclass
@@ -184,6 +122,7 @@ class Retriever:
 
     def __init__(self, store: MemoryStore, settings: Settings) -> None:
         self.store = store
+        self.settings = settings
         self.min_score = float(settings["retrieval.min_score"])
         self.limit = int(settings["retrieval.limit"])
         self.exact_boost = float(settings["retrieval.exact_match_boost"])
@@ -198,54 +137,53 @@ class Retriever:
 
     # --- memory items ----------------------------------------------------------------------
 
+    def scope(self, session_id: str, project: str | None = None) -> Scope:
+        """The sessions a step of ``session_id`` draws on (``memory.scope``)."""
+        return resolve_scope(self.store, self.settings, session_id, project)
+
     def retrieve(
-        self, session_id: str, query: str | QuerySignals, limit: int | None = None
+        self,
+        session_id: str,
+        query: str | QuerySignals,
+        limit: int | None = None,
+        scope: Scope | None = None,
     ) -> Retrieval:
         sig = query if isinstance(query, QuerySignals) else self.signals(query)
+        scope = scope or self.scope(session_id)
         limit = min(limit or self.limit, 100)
         statuses = ("active", "disputed", "superseded")
         fts: dict[str, float] = {}
         candidates: dict[str, MemoryItem] = {}
         if sig.terms:
-            for item, rank in self.store.search_items(
-                session_id, sig.terms, ITEM_CANDIDATES, statuses
-            ):
+            terms = selective(sig.terms, RANK_TERMS)
+            for item, rank in self.store.search_items(scope, terms, ITEM_CANDIDATES, statuses):
                 candidates[item.id] = item
                 fts[item.id] = abs(rank)
         if sig.short_terms:
-            for item in self.store.like_items(
-                session_id, sig.short_terms, ITEM_CANDIDATES, statuses
-            ):
+            short = sig.short_terms[:SHORT_TERMS]
+            for item in self.store.like_items(scope, short, ITEM_CANDIDATES, statuses):
                 candidates.setdefault(item.id, item)
                 fts.setdefault(item.id, 0.0)
                 fts[item.id] += 1.0
-        # the newest standing constraints and decisions, even when the query does not name them
-        recent = (
-            self.store.items(
-                session_id, ("active", "disputed"), STANDING_KINDS, newest=self.standing_limit * 4
-            )
-            if self.standing_limit
-            else []
-        )
-        standing = [
-            i
-            for i in recent
-            if i.evidence_type == "user_explicit"
-            and i.id not in candidates
-            and _substantial(i.content)  # "Keep it up!" is no standing rule
-        ]
-        for item in standing[-self.standing_limit :] if self.standing_limit else []:
+        for item in self._standing(scope, candidates):
             candidates[item.id] = item
         newest = self.store.checkpoint(session_id).last_event_seq
+        earlier = [i for i in candidates.values() if i.session_id != session_id]
+        now = reference_time(self.store, scope, earlier) if earlier else None
         scored = [
-            self.score(item, sig, fts.get(item.id, 0.0), newest) for item in candidates.values()
+            self.score(item, sig, fts.get(item.id, 0.0), newest, scope, now)
+            for item in candidates.values()
         ]
-        scored.sort(key=lambda s: (-s.score, -(s.item.derived_from_seq or 0), s.item.id))
+        scored.sort(key=lambda s: (-s.score, s.item.session_id != session_id, *_order(s.item)))
         selected: list[ScoredItem] = []
         omitted: list[ScoredItem] = []
+        restated: dict[str, str] = {}
         for s in scored:
             if s.item.status == "superseded":
                 s.reason = f"superseded by {s.item.superseded_by}"
+                omitted.append(s)
+            elif s.item.content_hash in restated:
+                s.reason = f"the same clause as {restated[s.item.content_hash]}"
                 omitted.append(s)
             elif s.score < self.min_score:
                 s.reason = f"score {s.score:.2f} is below retrieval.min_score {self.min_score:g}"
@@ -255,9 +193,39 @@ class Retriever:
                 omitted.append(s)
             else:
                 selected.append(s)
+                restated[s.item.content_hash] = s.item.id
         return Retrieval(sig, selected, omitted)
 
-    def score(self, item: MemoryItem, sig: QuerySignals, fts: float, newest: int) -> ScoredItem:
+    def _standing(self, scope: Scope, found: dict[str, MemoryItem]) -> list[MemoryItem]:
+        """Standing items not matched by the query: the session's newest constraints and
+        decisions, and the newest settled items of the project's other sessions."""
+        if not self.standing_limit:
+            return []
+        recent = self.store.items(
+            scope.session_id,
+            ("active", "disputed"),
+            STANDING_KINDS,
+            newest=self.standing_limit * 4,
+        )
+        own = [i for i in recent if i.evidence_type == "user_explicit"]
+        out = [i for i in own if i.id not in found and _substantial(i.content)]
+        out = out[-self.standing_limit :]
+        if scope.wide:
+            others = standing_from_others(self.store, scope, self.standing_limit * 2)
+            out += [i for i in others if i.id not in found and _substantial(i.content)][
+                : self.standing_limit
+            ]
+        return out
+
+    def score(
+        self,
+        item: MemoryItem,
+        sig: QuerySignals,
+        fts: float,
+        newest: int,
+        scope: Scope | None = None,
+        now: Any = None,
+    ) -> ScoredItem:
         lowered = item.content.casefold()
         exact_hits = sum(1 for term in sig.exact if term.casefold() in lowered)
         parts = {
@@ -271,7 +239,14 @@ class Retriever:
         if item.status == "superseded" or item.superseded_by:
             parts["supersession"] = SUPERSESSION_FACTOR
             score *= SUPERSESSION_FACTOR
-        if item.derived_from_seq is not None and newest - item.derived_from_seq <= RECENCY_WINDOW:
+        if scope is not None and item.session_id != scope.session_id:
+            parts["other_session"] = OTHER_SESSION_FACTOR
+            said = said_time(item)
+            days = (now - said).total_seconds() / 86400 if now and said else 0.0
+            parts["age_days"] = max(days, 0.0)
+            parts["age"] = age_factor(days)
+            score *= OTHER_SESSION_FACTOR * parts["age"]
+        elif item.derived_from_seq is not None and newest - item.derived_from_seq <= RECENCY_WINDOW:
             parts["recency"] = self.recency_boost
             score += self.recency_boost
         return ScoredItem(item, score, parts, matched=fts > 0 or exact_hits > 0)
@@ -325,55 +300,78 @@ class Retriever:
         return matched * 2 >= total and (matched >= 2 or total <= 2)
 
     def rank_events(
-        self, session_id: str, sig: QuerySignals, limit: int
+        self, session_id: str, sig: QuerySignals, limit: int, scope: Scope | None = None
     ) -> list[tuple[StoredEvent, float]]:
-        """Quotable events ranked by BM25 over the query terms; a hit lifts its neighbours."""
+        """Quotable events ranked by BM25 over the query terms; a hit lifts its neighbours.
+
+        Events of the whole scope compete; a hit lifts neighbours in its own session.
+        """
+        scope = scope or self.scope(session_id)
+        order = {sid: n for n, sid in enumerate(scope.sessions)}
         types = self.evidence_types
-        scores: dict[int, float] = {}
-        events: dict[int, StoredEvent] = {}
-        for event, rank in self.store.search_events(session_id, sig.terms, EVENT_CANDIDATES, types):
+        scores: dict[Key, float] = {}
+        events: dict[Key, StoredEvent] = {}
+
+        def key(event: StoredEvent) -> Key:
+            return (order.get(event.session_id, len(order)), event.seq)
+
+        terms = selective(sig.terms, RANK_TERMS)
+        for event, rank in self.store.search_events(scope, terms, EVENT_CANDIDATES, types):
             if self.quotable(event):
-                scores[event.seq] = abs(rank)
-                events[event.seq] = event
+                scores[key(event)] = abs(rank)
+                events[key(event)] = event
         # terms too short for the trigram index (Chinese words are mostly two
-        # characters): one bounded scan of recent events
+        # characters): a bounded scan of recent events, the session's and a few of the
+        # project's most recent other sessions'
         if sig.short_terms and (not scores or any(not t.isascii() for t in sig.short_terms)):
-            for event, count in self.store.recent_events_with(
-                session_id, sig.short_terms[:12], types, SHORT_TERM_WINDOW
-            ):
-                if self.quotable(event):
-                    scores[event.seq] = scores.get(event.seq, 0.0) + SHORT_TERM_WEIGHT * count
-                    events[event.seq] = event
+            windows = [(session_id, SHORT_TERM_WINDOW)] + [
+                (sid, SHORT_TERM_WINDOW // 4) for sid in scope.others[:SHORT_TERM_SESSIONS]
+            ]
+            for sid, window in windows:
+                for event, count in self.store.recent_events_with(
+                    sid, sig.short_terms[:SHORT_TERMS], types, window
+                ):
+                    if self.quotable(event):
+                        k = key(event)
+                        scores[k] = scores.get(k, 0.0) + SHORT_TERM_WEIGHT * count
+                        events[k] = event
         if not scores:
             return []
         top = max(scores.values()) or 1.0
-        base = {seq: s / top for seq, s in scores.items()}
+        base = {k: s / top for k, s in scores.items()}
         norm = dict(base)
         # a hit lifts the turns beside it: the one after often answers it, the one
         # before often asked the question it answers
-        hits = sorted(base, key=lambda q: (-base[q], q))[:NEIGHBOUR_HITS]
-        near = {
-            e.seq: e
-            for e in self.store.events_by_seq(session_id, {h + d for h in hits for d in (-1, 1)})
-        }
-        for seq in hits:
+        hits = sorted(base, key=lambda k: (-base[k], k))[:NEIGHBOUR_HITS]
+        near: dict[Key, StoredEvent] = {}
+        for n, sid in enumerate(scope.sessions):
+            wanted = {seq + d for (i, seq) in hits if i == n for d in (-1, 1)}
+            if wanted:
+                near.update(((n, e.seq), e) for e in self.store.events_by_seq(sid, wanted))
+        for k in hits:
             for offset, share in ((1, REPLY_PROPAGATION), (-1, CONTEXT_PROPAGATION)):
-                neighbour = near.get(seq + offset)
+                neighbour = near.get((k[0], k[1] + offset))
                 if neighbour is None or not self.quotable(neighbour):
                     continue
-                lifted = share * base[seq]
-                if lifted > norm.get(neighbour.seq, 0.0):
-                    norm[neighbour.seq] = lifted
-                    events[neighbour.seq] = neighbour
+                lifted = share * base[k]
+                nk = key(neighbour)
+                if lifted > norm.get(nk, 0.0):
+                    norm[nk] = lifted
+                    events[nk] = neighbour
         newest = self.store.checkpoint(session_id).last_event_seq
-        for seq in norm:
-            if newest - seq <= RECENCY_WINDOW:
-                norm[seq] += self.recency_boost * 0.1
+        for k in norm:
+            if k[0] == 0 and newest - k[1] <= RECENCY_WINDOW:
+                norm[k] += self.recency_boost * 0.1
         ranked = sorted(norm.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
-        return [(events[seq], score) for seq, score in ranked]
+        return [(events[k], score) for k, score in ranked]
 
     def retrieve_evidence(
-        self, session_id: str, sig: QuerySignals, items: Sequence[ScoredItem], limit: int
+        self,
+        session_id: str,
+        sig: QuerySignals,
+        items: Sequence[ScoredItem],
+        limit: int,
+        scope: Scope | None = None,
     ) -> list[EvidenceHit]:
         """Evidence events, best first: ranked matches, exact matches, item sources.
 
@@ -383,37 +381,42 @@ class Retriever:
         STANDING_SOURCE_BONUS otherwise (its item line already cites it). Events a
         program generated are never returned; events of types that are not quotable
         are returned marked, so that the assembler can say why they were left out.
+        Events of the project's other sessions come from the same three ways.
         """
-        hits: dict[int, EvidenceHit] = {}
+        scope = scope or self.scope(session_id)
+        order = {sid: n for n, sid in enumerate(scope.sessions)}
+        hits: dict[Key, EvidenceHit] = {}
 
         def add(event: StoredEvent, score: float, reason: str) -> None:
             if is_generated(event.source_kind, event.text):
                 return
-            hit = hits.get(event.seq)
+            k = (order.get(event.session_id, len(order)), event.seq)
+            hit = hits.get(k)
             if hit is None:
-                hits[event.seq] = EvidenceHit(event, self.full_text(event), score, [reason])
+                hits[k] = EvidenceHit(event, self.full_text(event), score, [reason])
             else:
                 hit.score += score
                 if reason not in hit.reasons:
                     hit.reasons.append(reason)
 
-        for event, score in self.rank_events(session_id, sig, max(limit, 50)):
+        for event, score in self.rank_events(session_id, sig, max(limit, 50), scope):
             add(event, score, "ranked match")
         for term in (*sig.quotes, *sig.paths, *sig.numbers)[:12]:
             if len(term) < MIN_EXACT_CHARS:
                 continue  # "5" matches everything; only distinctive terms count as exact
-            for event in self.store.events_containing(session_id, term, 5):
+            for event in self.store.events_containing(scope, term, 5):
                 add(event, EXACT_EVIDENCE_BONUS, f"exact match {term!r}")
-        sources: dict[int, list[ScoredItem]] = {}
+        sources: dict[str, dict[int, list[ScoredItem]]] = {}
         for s in items:
             for seq in s.item.source_seqs:
-                sources.setdefault(seq, []).append(s)
-        for event in self.store.events_by_seq(session_id, sources):
-            owners = sources[event.seq]
-            bonus = SOURCE_BONUS if any(o.matched for o in owners) else STANDING_SOURCE_BONUS
-            add(event, bonus, "source of " + ", ".join(o.item.id for o in owners))
-        ranked = sorted(hits.values(), key=lambda h: (-h.score, h.event.seq))
-        return ranked[:limit]
+                sources.setdefault(s.item.session_id, {}).setdefault(seq, []).append(s)
+        for sid in sorted(sources, key=lambda x: order.get(x, len(order))):
+            for event in self.store.events_by_seq(sid, sources[sid]):
+                owners = sources[sid][event.seq]
+                bonus = SOURCE_BONUS if any(o.matched for o in owners) else STANDING_SOURCE_BONUS
+                add(event, bonus, "source of " + ", ".join(o.item.id for o in owners))
+        ranked = sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))
+        return [hit for _, hit in ranked[:limit]]
 
     def full_text(self, event: StoredEvent) -> str:
         if event.store == "archive" and event.truncated:
@@ -443,6 +446,16 @@ class Retriever:
                 if found.id == item_id:
                     fts = abs(rank)
         scored = self.score(item, sig, fts, self.store.checkpoint(item.session_id).last_event_seq)
+        chain = [
+            {
+                "id": x.id,
+                "session_id": x.session_id,
+                "day": item_day(x),
+                "status": x.status,
+                "content": x.content,
+            }
+            for x in self.history(item)
+        ]
         sources = [
             {"seq": e.seq, "type": e.type, "source_kind": e.source_kind, "text": self.full_text(e)}
             for e in self.store.events_by_seq(item.session_id, item.source_seqs)
@@ -453,8 +466,38 @@ class Retriever:
             "lifecycle": self.store.memory_events(item_id),
             "sources": sources,
             "linked": [x.as_dict() for x in self.store.items_by_id(linked)],
+            "project": self.store.session_project(item.session_id),
+            "history": chain,
             "score": scored.as_dict() | {"query": sig.text},
         }
+
+    def history(self, item: MemoryItem, limit: int = 50) -> list[MemoryItem]:
+        """The item's supersession chain, oldest first, across the sessions it spans:
+        what it replaced, it, and what replaced it."""
+        chain = [item]
+        seen = {item.id}
+        back = item
+        while back.supersedes and len(chain) < limit:
+            older = [x for x in self.store.items_by_id(back.supersedes) if x.id not in seen]
+            if not older:
+                break
+            back = older[0]
+            seen.add(back.id)
+            chain.insert(0, back)
+        ahead = item
+        while ahead.superseded_by and ahead.superseded_by not in seen and len(chain) < limit:
+            newer = self.store.item(ahead.superseded_by)
+            if newer is None:
+                break
+            ahead = newer
+            seen.add(ahead.id)
+            chain.append(ahead)
+        return chain
+
+
+def _order(item: MemoryItem) -> tuple[int, str]:
+    """Among equal scores: the newer item first, then by id."""
+    return (-(item.derived_from_seq or 0), item.id)
 
 
 def _substantial(content: str) -> bool:

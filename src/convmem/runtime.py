@@ -2,7 +2,9 @@
 
 One runtime owns one store and one set of settings. Hosts call:
 
-* :meth:`session_start` when a session starts, resumes or was just compacted;
+* :meth:`session_start` when a session starts, resumes or was just compacted (with its
+  ``project``, when it has one), and :meth:`start_block` for what earlier sessions of
+  the project settled;
 * :meth:`on_event` / :meth:`on_events` after the host commits events
   (capture, then incremental extraction, then validation of assistant output);
 * :meth:`pre_step` before a model step (retrieve and assemble; returns the
@@ -69,6 +71,9 @@ class MemoryRuntime:
         self.capture = Capture(store, self.settings)
         #: Skip extraction and validation after capture (they catch up next time).
         self.defer_derived = False
+        #: Messages extracted at most per capture (None: all): a host that must answer
+        #: fast bounds its work, and :meth:`catch_up` or the next capture goes on.
+        self.extract_limit: int | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None) -> MemoryRuntime:
@@ -90,9 +95,41 @@ class MemoryRuntime:
         """Record the session (cwd, project, origin, host_version) and re-arm.
 
         ``source`` says why (startup, resume, compact); metadata not given is kept.
+        ``project`` files the session under a project: call this before its events
+        arrive, so that extraction links them to what the project's other sessions
+        settled (see :mod:`convmem.projects`).
         """
         with self.store.transaction():
             self.store.touch_session(session_id, **meta)
+
+    def join_project(self, session_id: str, project: str | None) -> str | None:
+        """File the session under ``project`` unless it has a project already; returns the
+        session's project. A host calls it when it learns where the session works."""
+        current = self.store.session_project(session_id)
+        if current or not project:
+            return current
+        with self.store.transaction():
+            self.store.touch_session(session_id, project=project)
+        return project
+
+    def start_block(self, session_id: str, **options: Any) -> str | None:
+        """The project's standing memory for a session whose context starts empty (a new,
+        cleared or resumed session): what its earlier sessions settled, once.
+
+        None when the session has no project, ``memory.scope`` is ``session``, nothing
+        stands, or a block still in the session's context already shows it. Options are
+        :meth:`assemble`'s (a host's ``budget``, ``token_meter``, ...).
+        """
+        from convmem.projects import remember_start_block, resolve_scope
+
+        if not resolve_scope(self.store, self.settings, session_id).wide:
+            return None
+        options.setdefault("trigger", "session-start")
+        result = self.assemble(session_id, None, query="", **options)
+        if not result.injected:
+            return None
+        remember_start_block(self.store, session_id, result.items)
+        return str(result.text)
 
     def on_event(self, event: Event) -> CaptureResult:
         return self.on_events([event])
@@ -128,6 +165,18 @@ class MemoryRuntime:
                         self.store.set_message_seq(log_id, event.seq)
                         break
 
+    def project_sink(self, project: str) -> Callable[[Iterable[Event]], CaptureResult]:
+        """:meth:`on_events` for sessions of ``project``: each session is filed under it
+        before its first events are captured (a session with a project keeps it)."""
+
+        def sink(events: Iterable[Event]) -> CaptureResult:
+            batch = list(events)
+            for session_id in dict.fromkeys(e.session_id for e in batch):
+                self.join_project(session_id, project)
+            return self.on_events(batch)
+
+        return sink
+
     def after_capture(self, session_id: str) -> None:
         """Extraction from the cursor, then validation of new assistant output.
 
@@ -138,7 +187,7 @@ class MemoryRuntime:
             return
         from convmem.memory.extraction import Extractor
 
-        Extractor(self.store, self.settings).run(session_id)
+        Extractor(self.store, self.settings).run(session_id, self.extract_limit)
         if self.settings["validation.enabled"]:
             from convmem.validation import Validator
 
@@ -172,6 +221,27 @@ class MemoryRuntime:
             return False
         Extractor(self.store, self.settings).run(session_id)
         return True
+
+    def catch_up(self, session_id: str, max_events: int = 64) -> int:
+        """Extract at most ``max_events`` messages from the extraction cursor; returns how
+        many messages still wait (0: caught up).
+
+        Any host path can call it, a resident process between requests for instance, so
+        that a long backlog (a session captured for the first time) is extracted in
+        bounded steps instead of holding up one request. Each message's items and the
+        cursor past it commit together, so steps may stop anywhere.
+        """
+        from convmem.memory.extraction import Extractor
+
+        Extractor(self.store, self.settings).run(session_id, max_events)
+        return self.backlog(session_id)
+
+    def backlog(self, session_id: str) -> int:
+        """Messages captured but not extracted yet (an index count)."""
+        cursor = self.store.checkpoint(session_id).last_extract_seq
+        return self.store.count_events(
+            session_id, after=cursor, types=("user/message", "assistant/message")
+        )
 
     def next_seq(self, session_id: str) -> int:
         """The sequence number after the last captured event of the session."""
@@ -333,11 +403,14 @@ class MemoryRuntime:
         repeat: bool = True,
         shadowed: Sequence[tuple[int, int]] | None = None,
         share_units: int | None = None,
+        project: str | None = None,
     ) -> Any:
         """Like :meth:`pre_step` but returns the whole :class:`AssemblyResult`.
 
         With ``repeat`` (the default here, as for ``convmem assemble``) the block is
         whole even when an earlier one is still visible; :meth:`pre_step` turns it off.
+        ``project`` assembles for a session the store does not know yet as a new
+        session of that project (what it would be given when it starts).
         """
         from convmem.assembly import Assembler
 
@@ -358,6 +431,7 @@ class MemoryRuntime:
             earlier=earlier,
             shadowed=shadowed,
             share_units=share_units,
+            project=project,
         )
         if log:
             assembler.log(result)
@@ -420,11 +494,18 @@ class MemoryRuntime:
 
     # --- reports (the CLI, MCP and the hosts' own commands answer with these) ----------
 
-    def search(self, query: str, session_id: str | None = None, limit: int = 10) -> dict[str, Any]:
-        """Items and raw user evidence that match ``query`` (see :mod:`convmem.search`)."""
+    def search(
+        self,
+        query: str,
+        session_id: str | None = None,
+        limit: int = 10,
+        project: str | None = None,
+    ) -> dict[str, Any]:
+        """Items and raw user evidence that match ``query`` in a session, a project or
+        the whole store (see :mod:`convmem.search`)."""
         from convmem.search import search
 
-        return search(self.store, self.settings, query, session_id, limit)
+        return search(self.store, self.settings, query, session_id, limit, project)
 
     def inspect(self, item_id: str, query: str | None = None) -> dict[str, Any] | None:
         """An item with its lifecycle, sources, links and score (None: no such item).
@@ -440,11 +521,14 @@ class MemoryRuntime:
             query = self.latest_user_text(item.session_id) or ""
         return Retriever(self.store, self.settings).inspect_item(item_id, query)
 
-    def explain(self, session_id: str | None = None) -> dict[str, Any] | None:
-        """The latest logged assembly with the latest validation run of its session."""
+    def explain(
+        self, session_id: str | None = None, sessions: Sequence[str] | None = None
+    ) -> dict[str, Any] | None:
+        """The latest logged assembly (of one session, of any of ``sessions``, or of all)
+        with the latest validation run of its session."""
         from convmem.diagnostics import latest_validation
 
-        log = self.store.latest_assembly_log(session_id)
+        log = self.store.latest_assembly_log(session_id, sessions)
         if log is None:
             return None
         return dict(log) | {"latest_validation": latest_validation(self.store, log["session_id"])}

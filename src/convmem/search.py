@@ -25,13 +25,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from convmem.core.text import NumberMention, cjk_runs, latin_words, numbers
-from convmem.retrieval import (
-    EXACT_EVIDENCE_BONUS,
-    QuerySignals,
-    Retriever,
-    ScoredItem,
-    stem,
-)
+from convmem.memory.models import Scope
+from convmem.query import QuerySignals, stem
+from convmem.retrieval import EXACT_EVIDENCE_BONUS, Retriever, ScoredItem
 
 if TYPE_CHECKING:
     from convmem.config import Settings
@@ -104,7 +100,7 @@ def _same_unit(a: str | None, b: str | None) -> bool:
 def _items(retriever: Retriever, sid: str, q: _Query) -> list[ScoredItem]:
     """Items of one session that match the query, scored by the ranking formula."""
     store = retriever.store
-    found = {s.item.id: s for s in retriever.retrieve(sid, q.signals, POOL).items}
+    found = {s.item.id: s for s in retriever.retrieve(sid, q.signals, POOL, Scope(sid)).items}
     newest = store.checkpoint(sid).last_event_seq
     needles = [*q.exact, *(n.raw for n in q.numbers)][:MAX_EXACT_TERMS]
     for needle in needles:
@@ -123,7 +119,7 @@ def _evidence(
     store = retriever.store
     scores: dict[int, float] = {}
     events: dict[int, StoredEvent] = {}
-    for event, score in retriever.rank_events(sid, q.signals, POOL):
+    for event, score in retriever.rank_events(sid, q.signals, POOL, Scope(sid)):
         scores[event.seq], events[event.seq] = score, event
     types = retriever.evidence_types
     needles = [*q.exact, *(n.raw for n in q.numbers)][:MAX_EXACT_TERMS]
@@ -143,11 +139,19 @@ def search(
     query: str,
     session: str | None = None,
     limit: int = 10,
+    project: str | None = None,
 ) -> dict[str, Any]:
-    """Items and raw evidence matching ``query`` in one session or all, best first."""
+    """Items and raw evidence matching ``query`` in one session, one project's sessions
+    or all of them, best first; each row names its session."""
     retriever = Retriever(store, settings)
     q = _Query.of(retriever, query)
-    sessions: Sequence[str] = [session] if session else [s["session_id"] for s in store.sessions()]
+    sessions: Sequence[str]
+    if session:
+        sessions = [session]
+    elif project is not None:
+        sessions = store.project_sessions(project)
+    else:
+        sessions = [s["session_id"] for s in store.sessions()]
     items: list[dict[str, Any]] = []
     evidence: list[dict[str, Any]] = []
     if q.empty:

@@ -158,7 +158,11 @@ def dsh_records(events: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]
     for event in events:
         sid = event["session_id"]
         records = out.setdefault(
-            sid, [{"type": "session", "version": 4, "id": sid, "cwd": "/work/proj"}]
+            # each session in a project of its own: sessions of one project that run at
+            # the same time link to each other in the order they are extracted, and the
+            # tests that replay these logs compare with a run of one session after another
+            sid,
+            [{"type": "session", "version": 4, "id": sid, "cwd": f"/work/proj/{sid}"}],
         )
         seq = seqs.get(sid, -1)
         if turns.get(sid) != event["turn"]:

@@ -60,6 +60,7 @@ from convmem.adapters.dsh_log import (
 )
 from convmem.capture import Event
 from convmem.errors import ConvmemError, EventFormatError
+from convmem.projects import project_root
 
 if TYPE_CHECKING:
     from convmem.runtime import MemoryRuntime
@@ -200,6 +201,8 @@ class DshServer:
                 events.extend(parser.parse_line(number, obj))
             except (ValueError, RecursionError, EventFormatError):
                 self.log_error(f"{path}: skipped a bad line after byte {position}")
+        if parser.cwd:  # before capture, so that extraction links to the project
+            self.runtime.join_project(session_id, project_root(parser.cwd))
         inserted = self.runtime.on_events(events).inserted if events else 0
         self._keep_shadowed(session_id, parser)
         tools = dict(list(parser._tool_names.items())[-64:])
@@ -261,7 +264,7 @@ class DshServer:
         sid = self._session(request)
         source = request.get("source") if isinstance(request.get("source"), str) else "startup"
         cwd = request.get("cwd") if isinstance(request.get("cwd"), str) else None
-        self.runtime.session_start(sid, str(source), cwd=cwd)
+        self.runtime.session_start(sid, str(source), cwd=cwd, project=project_root(cwd))
         if cwd:
             self._cwd[sid] = cwd
         self._last_seq.setdefault(sid, -1)

@@ -50,6 +50,8 @@ if TYPE_CHECKING:
 HOSTS = ("claude-code",)
 USAGE = "usage: convmem hook claude-code [--home DIR] [--config FILE]  (one JSON payload on stdin)"
 MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
+#: Messages one hook call extracts at most (see ``MemoryRuntime.extract_limit``).
+HOOK_EXTRACT_LIMIT = 32
 #: ``0`` turns the resident hook process off: every call is handled in its own process.
 ENV_DAEMON = "CONVMEM_HOOK_DAEMON"
 
@@ -188,6 +190,9 @@ def handle(payload: Payload, settings: Settings) -> Output:
     from convmem.runtime import MemoryRuntime
 
     with MemoryRuntime.open(settings) as runtime:
+        # a transcript read for the first time may hold a long backlog: each call
+        # extracts a bounded part of it, and the next calls go on
+        runtime.extract_limit = HOOK_EXTRACT_LIMIT
         return handler(runtime, session_id, payload)
 
 
@@ -205,11 +210,25 @@ def _context(event: str, block: str | None) -> Output:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": block}}
 
 
+#: Token budget of the project's standing memory at SessionStart: at most 4 characters a
+#: token (fewer for CJK), so the block stays below the 10,000 UTF-16 units Claude Code
+#: passes on whole.
+START_BUDGET_TOKENS = 2000
+
+
+def _project(payload: Payload) -> str | None:
+    """The session's project: the git root of Claude Code's project folder (or cwd)."""
+    from convmem.projects import project_root
+
+    return project_root(os.environ.get("CLAUDE_PROJECT_DIR") or _str(payload, "cwd"))
+
+
 def _session_start(runtime: MemoryRuntime, session_id: str, payload: Payload) -> Output:
     from convmem.adapters.claude_code import capture_transcript
 
     source = _str(payload, "source") or "startup"
     cwd = _str(payload, "cwd")
+    runtime.join_project(session_id, _project(payload))  # before capture: extraction links
     parser = capture_transcript(
         runtime, session_id, _str(payload, "transcript_path"), compacted=source == "compact"
     )
@@ -218,11 +237,12 @@ def _session_start(runtime: MemoryRuntime, session_id: str, payload: Payload) ->
         source,
         origin="claude-code",
         cwd=cwd,
-        project=os.environ.get("CLAUDE_PROJECT_DIR") or cwd,
         host_version=parser.version,
     )
     if source != "compact":
-        return None
+        # a context that starts empty gets what earlier sessions of the project settled
+        start = runtime.start_block(session_id, budget=START_BUDGET_TOKENS, max_units=_cap())
+        return _context("SessionStart", start)
     # the runtime applies the compaction settings (and logs why it sends nothing)
     block = runtime.pre_step(
         session_id, None, turn=parser.turn or None, trigger="compaction", max_units=_cap()
@@ -234,6 +254,7 @@ def _user_prompt(runtime: MemoryRuntime, session_id: str, payload: Payload) -> O
     from convmem.adapters.claude_code import capture_transcript, is_slash_command
 
     prompt = _str(payload, "prompt")
+    runtime.join_project(session_id, _project(payload))  # hooks installed mid-session
     # answer fast: validating the last reply can wait for the Stop hook's capture
     runtime.defer_derived = True
     parser = capture_transcript(

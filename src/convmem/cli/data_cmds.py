@@ -23,9 +23,17 @@ from convmem.diagnostics import validation_line
     help="Input format; auto detects it from the file.",
 )
 @click.option("--session", help="Session id for lines that do not carry one.")
+@click.option("--project", help="File the sessions read under this project.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_obj
-def ingest(obj: Any, files: tuple[str, ...], fmt: str, session: str | None, as_json: bool) -> None:
+def ingest(
+    obj: Any,
+    files: tuple[str, ...],
+    fmt: str,
+    session: str | None,
+    project: str | None,
+    as_json: bool,
+) -> None:
     """Read event files into the store (re-reading a file changes nothing).
 
     Bad lines are reported with file and line number and skipped; the rest goes in.
@@ -35,6 +43,7 @@ def ingest(obj: Any, files: tuple[str, ...], fmt: str, session: str | None, as_j
 
     runtime = obj.runtime
     report = IngestReport()
+    sink = runtime.on_events if project is None else runtime.project_sink(project)
     for name in files:
         path = Path(name)
         size = path.stat().st_size if path.is_file() else 0
@@ -42,14 +51,14 @@ def ingest(obj: Any, files: tuple[str, ...], fmt: str, session: str | None, as_j
             with click.progressbar(length=size, label=path.name, file=sys.stderr) as bar:
                 ingest_file(
                     path,
-                    runtime.on_events,
+                    sink,
                     fmt=fmt,
                     session=session,
                     progress=bar.update,
                     report=report,
                 )
         else:
-            ingest_file(path, runtime.on_events, fmt=fmt, session=session, report=report)
+            ingest_file(path, sink, fmt=fmt, session=session, report=report)
     if as_json:
         echo_json(report.as_dict())
     else:
@@ -108,6 +117,11 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
         + ")"
     )
     echo_table(["table", "rows"], sorted(data["counts"].items()))
+    if data["projects"]:
+        echo_table(
+            ["project", "sessions"],
+            [[p["project"], ", ".join(p["sessions"])] for p in data["projects"]],
+        )
     click.echo(f"pending extractions: {data['pending_extractions']}")
     click.echo(f"budget: {data['budget']['tokens']} tokens (estimated)")
     if data["sessions"]:
@@ -150,23 +164,34 @@ def _echo_integrity(integ: dict[str, Any]) -> None:
 
 
 @click.command()
-@click.option("--session", required=True, help="Session to export.")
+@click.option("--session", help="Session to export.")
+@click.option("--project", help="Project to export: every session of it.")
 @click.option(
     "--output", "-o", type=click.Path(dir_okay=False), help="Write here instead of stdout."
 )
 @click.pass_obj
-def export(obj: Any, session: str, output: str | None) -> None:
-    """Write every row of one session as JSON."""
-    from convmem.errors import NotFoundError
+def export(obj: Any, session: str | None, project: str | None, output: str | None) -> None:
+    """Write every row of one session, or of every session of a project, as JSON."""
+    from convmem.cli.memory_cmds import _need_project, _need_session
 
     store = obj.reader.store
-    if not store.session_exists(session):
-        raise NotFoundError(f"no session {session!r}; `convmem status` lists the sessions")
-    data = {
-        "session_id": session,
-        "schema": store.schema_version(),
-        "tables": store.export_session(session),
-    }
+    if (session is None) == (project is None):
+        raise click.UsageError("name either a --session or a --project")
+    data: dict[str, Any]
+    if session is not None:
+        _need_session(store, session)
+        data = {
+            "session_id": session,
+            "schema": store.schema_version(),
+            "tables": store.export_session(session),
+        }
+    else:
+        sessions = _need_project(store, project or "")
+        data = {
+            "project": project,
+            "schema": store.schema_version(),
+            "sessions": {sid: store.export_session(sid) for sid in sorted(sessions)},
+        }
     text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True)
     if output:
         from convmem.core.paths import write_private
@@ -178,20 +203,28 @@ def export(obj: Any, session: str, output: str | None) -> None:
 
 
 @click.command()
-@click.option("--session", required=True, help="Session to delete.")
+@click.option("--session", help="Session to delete.")
+@click.option("--project", help="Project to delete: every session of it.")
 @click.option("--yes", is_flag=True, help="Confirm: purging cannot be undone.")
 @click.pass_obj
-def purge(obj: Any, session: str, yes: bool) -> None:
-    """Delete every row of one session (other sessions are untouched)."""
-    from convmem.errors import NotFoundError
+def purge(obj: Any, session: str | None, project: str | None, yes: bool) -> None:
+    """Delete every row of one session, or of a project's sessions (others are untouched)."""
+    from convmem.cli.memory_cmds import _need_project, _need_session
 
+    if (session is None) == (project is None):
+        raise click.UsageError("name either a --session or a --project")
+    what = f"session {session}" if session is not None else f"project {project}"
     if not yes:
-        raise click.UsageError("purge deletes the session for good; add --yes to confirm")
+        raise click.UsageError(f"purge deletes the {what} for good; add --yes to confirm")
     store = obj.runtime.store
-    if not store.session_exists(session):
-        raise NotFoundError(f"no session {session!r}; `convmem status` lists the sessions")
-    removed = store.purge_session(session)
-    click.echo(f"purged session {session}: {sum(removed.values())} rows")
+    if session is not None:
+        _need_session(store, session)
+        removed = store.purge_session(session)
+    else:
+        sessions = _need_project(store, project or "")
+        removed = store.purge_sessions(sessions)
+        what += f" ({len(sessions)} sessions)"
+    click.echo(f"purged {what}: {sum(removed.values())} rows")
 
 
 @click.command("config")

@@ -17,8 +17,23 @@ def _need_session(store: Any, session: str) -> None:
         raise NotFoundError(f"no session {session!r}; `convmem status` lists the sessions")
 
 
+def _need_project(store: Any, project: str) -> list[str]:
+    """The project's sessions; a project nobody filed a session under is an error."""
+    sessions: list[str] = store.project_sessions(project)
+    if not sessions:
+        raise NotFoundError(f"no project {project!r}; `convmem status` lists the projects")
+    return sessions
+
+
+#: The session id a block is assembled for when only ``--project`` is given.
+NEW_SESSION = "(new session)"
+
+
 @click.command()
-@click.option("--session", required=True, help="Session to assemble for.")
+@click.option("--session", help="Session to assemble for.")
+@click.option(
+    "--project", help="Project: without --session, the block a new session of it would get."
+)
 @click.option("--query", help="Task text; defaults to the latest real user message.")
 @click.option("--budget", type=click.IntRange(1, 1_000_000), help="Token budget for this block.")
 @click.option(
@@ -29,16 +44,38 @@ def _need_session(store: Any, session: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result with its provenance.")
 @click.pass_obj
 def assemble(
-    obj: Any, session: str, query: str | None, budget: int | None, as_host: bool, as_json: bool
+    obj: Any,
+    session: str | None,
+    project: str | None,
+    query: str | None,
+    budget: int | None,
+    as_host: bool,
+    as_json: bool,
 ) -> None:
     """Print the memory block a host would inject now (or say there is none).
 
-    By default nothing counts as visible, as for a fresh or compacted context.
+    By default nothing counts as visible, as for a fresh or compacted context. With
+    --project alone, the block is the one a new session of the project would start
+    with (nothing is logged).
     """
     runtime = obj.runtime
-    _need_session(runtime.store, session)
+    store = runtime.store
+    if session is None and project is None:
+        raise click.UsageError("name a --session, or a --project")
+    if project is not None:
+        _need_project(store, project or "")
+    if session is not None:
+        _need_session(store, session)
+        if project is not None and store.session_project(session) != project:
+            raise click.UsageError(f"session {session!r} is not a session of project {project!r}")
     result = runtime.assemble(
-        session, None if as_host else [], query=query, budget=budget, trigger="cli"
+        session or NEW_SESSION,
+        None if as_host else [],
+        query=query,
+        budget=budget,
+        trigger="cli",
+        log=session is not None,
+        project=project,
     )
     if as_json:
         echo_json(result.as_dict())
@@ -52,14 +89,19 @@ def assemble(
 @click.command()
 @click.argument("query")
 @click.option("--session", help="Only this session (default: every session).")
+@click.option("--project", help="Only this project's sessions.")
 @click.option("--limit", type=click.IntRange(1, 100), default=10, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
-def search(obj: Any, query: str, session: str | None, limit: int, as_json: bool) -> None:
+def search(
+    obj: Any, query: str, session: str | None, project: str | None, limit: int, as_json: bool
+) -> None:
     """Search memory items and raw user evidence (any text is safe to type)."""
     if session is not None:
         _need_session(obj.reader.store, session)
-    data = obj.reader.search(query, session, limit)
+    if project is not None:
+        _need_project(obj.reader.store, project)
+    data = obj.reader.search(query, session, limit, project)
     items, evidence = data["items"], data["evidence"]
     if as_json:
         echo_json(data)
@@ -69,9 +111,16 @@ def search(obj: Any, query: str, session: str | None, limit: int, as_json: bool)
         return
     if items:
         echo_table(
-            ["score", "item", "kind", "status", "content"],
+            ["score", "item", "kind", "status", "session", "content"],
             [
-                [f"{r['score']:.2f}", r["id"], r["kind"], r["status"], r["content"][:70]]
+                [
+                    f"{r['score']:.2f}",
+                    r["id"],
+                    r["kind"],
+                    r["status"],
+                    r["session_id"],
+                    r["content"][:70],
+                ]
                 for r in items
             ],
         )
@@ -85,14 +134,19 @@ def search(obj: Any, query: str, session: str | None, limit: int, as_json: bool)
 
 @click.command()
 @click.option("--session", help="Session (default: the latest assembly of any session).")
+@click.option("--project", help="The latest assembly of any session of this project.")
 @click.option("--json", "as_json", is_flag=True, help="Print the logged row as JSON.")
 @click.pass_obj
-def explain(obj: Any, session: str | None, as_json: bool) -> None:
+def explain(obj: Any, session: str | None, project: str | None, as_json: bool) -> None:
     """Replay the latest assembly (sections, included ids, omissions and why) and show
     the latest validation run of its session."""
+    store = obj.reader.store
+    if project is not None and session is not None:
+        raise click.UsageError("use either --session or --project, not both")
     if session is not None:
-        _need_session(obj.reader.store, session)
-    log = obj.reader.explain(session)
+        _need_session(store, session)
+    sessions = _need_project(store, project) if project is not None else None
+    log = obj.reader.explain(session, sessions)
     if log is None:
         raise NotFoundError("no assembly has been logged yet; run `convmem assemble` or a host")
     if as_json:
@@ -149,6 +203,8 @@ def inspect(obj: Any, item_id: str, query: str | None, as_json: bool) -> None:
         return
     it = data["item"]
     click.echo(f"{it['id']}  {it['kind']}  {it['status']}  ({it['evidence_type']})")
+    where = f"project {data['project']}, " if data["project"] else ""
+    click.echo(f"  {where}session {it['session_id']}")
     click.echo(f"  {it['content']}")
     if it["conditions"]:
         click.echo(f"  conditions: {', '.join(it['conditions'])}")
@@ -167,9 +223,20 @@ def inspect(obj: Any, item_id: str, query: str | None, as_json: bool) -> None:
         click.echo(f"linked {other['id']} ({other['status']}): {other['content'][:120]}")
         for ref in other["source_refs"]:
             click.echo(f"  source {ref}")
+    if len(data["history"]) > 1:
+        click.echo("history:")
+        for step in data["history"]:
+            mark = "*" if step["id"] == it["id"] else " "
+            click.echo(
+                f" {mark}{step['day'] or '-':<10}  session {step['session_id']}  {step['id']}"
+                f"  ({step['status']}) {step['content'][:80]}"
+            )
     click.echo("lifecycle:")
     for row in data["lifecycle"]:
-        click.echo(f"  {row['at']}  {row['event']:<11} by {row['actor']}  {row['detail']}")
+        click.echo(
+            f"  {row['at']}  {row['event']:<11} by {row['actor']}  session {row['session_id']}"
+            f"  {row['detail']}"
+        )
     sc = data["score"]
     parts = ", ".join(f"{k} {v}" for k, v in sc["breakdown"].items())
     click.echo(f"score {sc['score']} for query {sc['query'][:60]!r}: {parts}")
@@ -188,6 +255,18 @@ def retract(obj: Any, item_id: str, reason: str) -> None:
     from convmem.memory import lifecycle
 
     _lifecycle_result(lifecycle.retract(obj.runtime.store, item_id, reason=reason))
+
+
+@click.command()
+@click.argument("item_id")
+@click.option("--reason", default="", help="Why (kept in the audit trail).")
+@click.pass_obj
+def forget(obj: Any, item_id: str, reason: str) -> None:
+    """Retract an item with a reason, and the same clause in its project's other sessions."""
+    from convmem.memory import lifecycle
+
+    for item in lifecycle.forget(obj.runtime.store, item_id, reason=reason):
+        _lifecycle_result(item)
 
 
 @click.command()
@@ -228,7 +307,8 @@ def reactivate(obj: Any, item_id: str) -> None:
 
 
 @click.command("items")
-@click.option("--session", required=True, help="Session.")
+@click.option("--session", help="Session.")
+@click.option("--project", help="Every session of this project.")
 @click.option(
     "--status",
     "statuses",
@@ -240,16 +320,23 @@ def reactivate(obj: Any, item_id: str) -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
-def items_cmd(obj: Any, session: str, statuses: tuple[str, ...], as_json: bool) -> None:
-    """List a session's memory items."""
-    _need_session(obj.reader.store, session)
-    found = obj.reader.store.items(session, statuses)
+def items_cmd(
+    obj: Any, session: str | None, project: str | None, statuses: tuple[str, ...], as_json: bool
+) -> None:
+    """List a session's memory items, or a project's (its sessions, most recent first)."""
+    store = obj.reader.store
+    if (session is None) == (project is None):
+        raise click.UsageError("name either a --session or a --project")
+    if session is not None:
+        _need_session(store, session)
+    sessions = [session] if session is not None else _need_project(store, project or "")
+    found = [item for sid in sessions for item in store.items(sid, statuses)]
     if as_json:
         echo_json([i.as_dict() for i in found])
         return
     echo_table(
-        ["item", "kind", "status", "evidence", "content"],
-        [[i.id, i.kind, i.status, i.evidence_type, i.content[:70]] for i in found],
+        ["item", "kind", "status", "evidence", "session", "content"],
+        [[i.id, i.kind, i.status, i.evidence_type, i.session_id, i.content[:70]] for i in found],
     )
 
 
@@ -260,6 +347,7 @@ def register(group: click.Group) -> None:
         explain,
         inspect,
         retract,
+        forget,
         promote,
         resolve,
         reactivate,

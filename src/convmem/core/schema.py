@@ -301,4 +301,28 @@ def v4_item_order_indexes(db: _Executor) -> None:
     )
 
 
+#: ``said_at`` of items stored before it existed: their source event's host time.
+SAID_AT_BACKFILL = """
+    UPDATE memory_items SET said_at = coalesce(
+        (SELECT e.time FROM events e
+         WHERE e.session_id = memory_items.session_id AND e.seq = memory_items.derived_from_seq),
+        created_at)
+"""
+
+
+@migration
+def v5_projects(db: _Executor) -> None:
+    """The project dimension: a project's sessions by an index, and when each item was said.
+
+    A session's project stays a column of ``sessions`` (no event is rewritten); a
+    project's sessions are one index range, newest activity last. Items gain
+    ``said_at``, the host time of the event they came from, which dates an item from an
+    earlier session; existing items are dated here.
+    """
+    db.execute_script(
+        "CREATE INDEX sessions_project ON sessions(project, updated_at);\n"
+        "ALTER TABLE memory_items ADD COLUMN said_at TEXT;\n" + SAID_AT_BACKFILL + ";\n"
+    )
+
+
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -60,9 +60,12 @@ class Extractor:
     def __init__(self, store: MemoryStore, settings: Settings | None = None) -> None:
         self.store = store
         self.settings = settings
+        #: the project's other sessions, whose items a correction may supersede
+        self.others: tuple[str, ...] = ()
 
-    def run(self, session_id: str) -> ExtractionReport:
-        """Retry what is pending, then extract forward from the cursor.
+    def run(self, session_id: str, limit: int | None = None) -> ExtractionReport:
+        """Retry what is pending, then extract forward from the cursor; with ``limit``,
+        at most that many messages this call (the next call goes on from the cursor).
 
         The cursor says "every message up to here was read". Other processes may
         commit events below or between the ones this run reads, so each event is
@@ -72,17 +75,26 @@ class Extractor:
         is: the message did not fail, so it is neither queued nor skipped.
         """
         report = ExtractionReport()
+        if self.settings is not None:
+            from convmem.projects import resolve_scope
+
+            self.others = resolve_scope(self.store, self.settings, session_id).others
         for pending in self.store.pending(session_id, MAX_ATTEMPTS):
             events = self.store.events_by_seq(session_id, [pending["seq"]])
             self._process(session_id, events, report, retry=True)
+        caught_up = False
         while True:
+            size = 500 if limit is None else min(500, limit - report.events)
+            if size <= 0:
+                break
             cursor = self.store.checkpoint(session_id).last_extract_seq
-            batch = self.store.events(session_id, after=cursor, types=READ_TYPES, limit=500)
+            batch = self.store.events(session_id, after=cursor, types=READ_TYPES, limit=size)
             if not batch:
+                caught_up = True
                 break
             self._process(session_id, batch, report, retry=False)
         cp = self.store.checkpoint(session_id)
-        if cp.last_event_seq > cp.last_extract_seq:
+        if caught_up and cp.last_event_seq > cp.last_extract_seq:
             # past trailing events extraction does not read (tool output, compactions)
             with self.store.transaction():
                 cursor = self.store.checkpoint(session_id).last_extract_seq
@@ -190,7 +202,8 @@ class Extractor:
     ) -> MemoryItem | None:
         session_id = event.session_id
         ref = f"seq:{event.seq}"
-        link = relate(self.store, session_id, cand, event.seq, made) if from_user else None
+        others = self.others
+        link = relate(self.store, session_id, cand, event.seq, made, others) if from_user else None
         if cand.retraction:
             if link is not None and link.relation == "retracts":
                 self._retract(link.target, event.seq, report)

@@ -1,8 +1,10 @@
-"""Explicit lifecycle changes of memory items: retract, promote, resolve, reactivate.
+"""Explicit lifecycle changes of memory items: retract, forget, promote, resolve, reactivate.
 
 Each change is a status update plus a ``memory_events`` row naming the actor and
 the detail, so ``inspect`` can tell how an item reached its state. Nothing here
-deletes a row.
+deletes a row. Every change takes an item id, whichever session of a project the item
+came from; ``forget`` also reaches the same clause restated in the project's other
+sessions.
 """
 
 from __future__ import annotations
@@ -35,6 +37,38 @@ def retract(store: MemoryStore, item_id: str, actor: str = "user", reason: str =
             item_id, item.session_id, "retracted", actor, {"from": item.status, "reason": reason}
         )
     return _get(store, item_id)
+
+
+def forget(
+    store: MemoryStore, item_id: str, actor: str = "user", reason: str = ""
+) -> list[MemoryItem]:
+    """The agent should no longer remember this: retract the item, and the same clause
+    wherever the project's other sessions restated it, with the reason in each audit row.
+
+    Returns the item, then the restatements retracted with it.
+    """
+    item = _get(store, item_id)
+    why = f"forgotten: {reason}" if reason else "forgotten"
+    project = store.session_project(item.session_id)
+    sessions = store.project_sessions(project) if project else [item.session_id]
+    same = [
+        other
+        for sid in sessions
+        for other in store.items_with_hash(sid, item.content_hash)
+        if other.id != item.id and other.status in ("active", "disputed")
+    ]
+    with store.transaction():
+        forgotten = [retract(store, item_id, actor, why)]
+        for other in same:
+            store.update_item(other.id, status="retracted")
+            store.record_memory_event(
+                other.id,
+                other.session_id,
+                "retracted",
+                actor,
+                {"from": other.status, "reason": why, "with": item_id},
+            )
+    return forgotten + [_get(store, other.id) for other in same]
 
 
 def promote(

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from convmem.memory import subjects
 from convmem.memory.candidates import Candidate
-from convmem.memory.models import MemoryItem
+from convmem.memory.models import MemoryItem, Scope
 
 if TYPE_CHECKING:
     from convmem.memory.store import MemoryStore
@@ -48,13 +48,21 @@ class Link:
 
 
 def _pool(
-    store: MemoryStore, session_id: str, cand: Candidate, seq: int, same_event: Sequence[MemoryItem]
+    store: MemoryStore,
+    session_id: str,
+    cand: Candidate,
+    seq: int,
+    same_event: Sequence[MemoryItem],
+    others: Sequence[str] = (),
 ) -> list[MemoryItem]:
     found: dict[str, MemoryItem] = {}
+    # subject and word lookups reach the project's other sessions too: a correction in a
+    # later session supersedes the earlier session's item
+    where = Scope(session_id, (session_id, *others)) if others else session_id
     for item in store.items(session_id, STATUSES, newest=NEWEST):
         found[item.id] = item
     if cand.topic:
-        for item in store.items_by_topic(session_id, cand.topic, STATUSES):
+        for item in store.items_by_topic(where, cand.topic, STATUSES):
             found.setdefault(item.id, item)
     words = set(subjects.subject_words(cand.topic)) | {
         w for w in (*cand.reading.rejected, *cand.reading.names) if len(w) >= 3
@@ -63,7 +71,7 @@ def _pool(
         words |= {w for w in cand.reading.retract_target.split() if len(w) >= 3}
     terms = sorted(w for w in words if len(w) >= 3 or any("\u3400" <= c <= "\u9fff" for c in w))
     if terms:
-        for item, _ in store.search_items(session_id, terms, MATCHES, STATUSES):
+        for item, _ in store.search_items(where, terms, MATCHES, STATUSES):
             found.setdefault(item.id, item)
     for item in same_event:
         found[item.id] = item
@@ -73,10 +81,24 @@ def _pool(
         for i in found.values()
         if i.evidence_type == "user_explicit"
         and i.kind in kinds
-        and ((i.derived_from_seq or 0) < seq or i.id in {s.id for s in same_event})
+        and (
+            i.session_id != session_id
+            or (i.derived_from_seq or 0) < seq
+            or i.id in {s.id for s in same_event}
+        )
     ]
     order = {item.id: n for n, item in enumerate(same_event)}
-    return sorted(earlier, key=lambda i: ((i.derived_from_seq or 0), order.get(i.id, -1), i.id))
+    # oldest first: the other sessions, least recently active first, then this session
+    age = {sid: -n for n, sid in enumerate(others, start=1)} | {session_id: 0}
+    return sorted(
+        earlier,
+        key=lambda i: (
+            age.get(i.session_id, -len(others) - 1),
+            (i.derived_from_seq or 0),
+            order.get(i.id, -1),
+            i.id,
+        ),
+    )
 
 
 def _units(numbers: Sequence[dict[str, object]]) -> set[str]:
@@ -116,12 +138,17 @@ def relate(
     cand: Candidate,
     seq: int,
     same_event: Sequence[MemoryItem] = (),
+    others: Sequence[str] = (),
 ) -> Link | None:
-    """The one earlier item this candidate supersedes, disputes or retracts, if any."""
+    """The one earlier item this candidate supersedes, disputes or retracts, if any.
+
+    ``others`` are the project's other sessions (most recently active first) whose
+    items count as earlier too; empty when the session remembers only itself.
+    """
     if cand.kind in ("open_question", "proposal"):
         return None
     reading = cand.reading
-    pool = _pool(store, session_id, cand, seq, same_event)
+    pool = _pool(store, session_id, cand, seq, same_event, others)
     if not pool:
         return None
     if cand.retraction and reading.retract_target:

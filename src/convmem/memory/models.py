@@ -74,6 +74,8 @@ class MemoryItem:
     derived_from_seq: int | None = None
     created_at: str = ""
     updated_at: str = ""
+    #: When the person said it: the source event's host time, else when it was stored.
+    said_at: str | None = None
 
     @classmethod
     def from_row(cls, row: Any) -> MemoryItem:
@@ -101,6 +103,7 @@ class MemoryItem:
             derived_from_seq=row["derived_from_seq"],
             created_at=row["created_at"],
             updated_at=row["updated_at"],
+            said_at=row["said_at"],
         )
 
     @property
@@ -116,6 +119,39 @@ class MemoryItem:
         for key in ("conditions", "scope", "numbers", "source_refs", "supersedes"):
             data[key] = list(data[key])
         return data
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The sessions whose memory one step may draw on: its own, or its project's.
+
+    ``sessions`` starts with ``session_id``; the project's other sessions follow, most
+    recently active first. Only sessions of one project are ever in it, so nothing a
+    scope reaches crosses projects.
+    """
+
+    session_id: str
+    sessions: tuple[str, ...] = ()
+    project: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.sessions or self.sessions[0] != self.session_id:
+            rest = tuple(s for s in self.sessions if s != self.session_id)
+            object.__setattr__(self, "sessions", (self.session_id, *rest))
+
+    @property
+    def others(self) -> tuple[str, ...]:
+        """The project's other sessions, most recently active first."""
+        return self.sessions[1:]
+
+    @property
+    def wide(self) -> bool:
+        return len(self.sessions) > 1
+
+
+def scope_sessions(where: str | Scope) -> tuple[str, ...]:
+    """The session ids a store lookup covers: one session id, or a scope's sessions."""
+    return (where,) if isinstance(where, str) else where.sessions
 
 
 @dataclass

@@ -336,4 +336,16 @@ def v3_host_cursors(db: _Executor) -> None:
 # SQL both dialects accept is registered as it is, under the same name
 migration(sqlite_schema.v4_item_order_indexes)
 
+
+@migration
+def v5_projects(db: _Executor) -> None:
+    """The project dimension: a project's sessions by an index, and when each item was said."""
+    db.execute_script(
+        "CREATE INDEX sessions_project ON sessions(project, updated_at);\n"
+        'ALTER TABLE memory_items ADD COLUMN said_at TEXT COLLATE "C";\n'
+        + sqlite_schema.SAID_AT_BACKFILL
+        + ";"
+    )
+
+
 SCHEMA_VERSION = len(MIGRATIONS)

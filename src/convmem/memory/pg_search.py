@@ -41,16 +41,18 @@ _ASCII_SPECIAL = re.compile(r"([\x20-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e])")
 
 @dataclass(frozen=True)
 class Corpus:
-    """A searchable table: its text column, row key and the column a search filters on."""
+    """A searchable table: its text column, row key, the column a search filters on,
+    and the order of equal ranks (SQLite's)."""
 
     table: str
     column: str
     key: str
     kind: str
+    order: tuple[str, ...]
 
 
-EVENTS = Corpus("events", "text", "seq", "type")
-ITEMS = Corpus("memory_items", "content", "id", "status")
+EVENTS = Corpus("events", "text", "seq", "type", ("sid", "k"))
+ITEMS = Corpus("memory_items", "content", "id", "status", ("k",))
 
 
 def occurrence_regex(term: str) -> str:
@@ -86,17 +88,25 @@ def _frequency(term: str) -> tuple[str, list[Any]]:
 
 
 def bm25_query(
-    corpus: Corpus, session_id: str, terms: Sequence[str], kinds: Sequence[str], limit: int
+    corpus: Corpus, sessions: Sequence[str], terms: Sequence[str], kinds: Sequence[str], limit: int
 ) -> tuple[str, list[Any]]:
-    """One statement: the session's rows containing any term, best rank first."""
+    """One statement: the rows of these sessions containing any term, best rank first.
+
+    The statistics are those of the sessions searched (a project's, when a step draws
+    on its project), so a session outside them never moves the ranking.
+    """
     c, n = corpus, len(terms)
-    params: list[Any] = [c.table, session_id]
+    # one session: an equality, which the GIN index's leading column serves directly
+    one = len(sessions) == 1
+    in_sessions = "= ?" if one else "= ANY(?::text[])"
+    scope: Any = sessions[0] if one else list(sessions)
+    params: list[Any] = [c.table, scope]
     freqs = []
     for i, term in enumerate(terms):
         sql, args = _frequency(term)
         freqs.append(f"({sql})::float8 AS f{i}")
         params += args
-    params += [session_id, *(like_pattern(t) for t in terms)]
+    params += [scope, *(like_pattern(t) for t in terms)]
     hits = ", ".join(f"count(*) FILTER (WHERE m.f{i} > 0) AS h{i}" for i in range(n))
     idf = ", ".join(
         f"ln(((s.docs - h.h{i})::float8 + 0.5) / (h.h{i}::float8 + 0.5)) AS v{i}" for i in range(n)
@@ -110,25 +120,25 @@ def bm25_query(
         params += [MIN_IDF, K1 + 1.0, K1, 1 - B, B]
     kind_sql = f" WHERE m.kind IN ({','.join('?' * len(kinds))})" if kinds else ""
     lowered = ", ".join(["lower(?)"] * n)
-    params += [*kinds, limit, session_id]
+    params += [*kinds, limit]
     sql = f"""
         WITH s AS (
-            SELECT coalesce(max(docs), 0) AS docs,
-                   coalesce(max(tokens), 0)::float8 / greatest(coalesce(max(docs), 0), 1)::float8
+            SELECT coalesce(sum(docs), 0) AS docs,
+                   coalesce(sum(tokens), 0)::float8 / greatest(coalesce(sum(docs), 0), 1)::float8
                    AS avgdl
-            FROM fts_stats WHERE tbl = ? AND session_id = ?
+            FROM fts_stats WHERE tbl = ? AND session_id {in_sessions}
         ), m AS MATERIALIZED (
-            SELECT x.{c.key} AS k, x.{c.kind} AS kind,
+            SELECT x.session_id AS sid, x.{c.key} AS k, x.{c.kind} AS kind,
                    greatest(char_length(x.{c.column}) - 2, 0)::float8 AS dl, {", ".join(freqs)}
             FROM {c.table} x CROSS JOIN LATERAL (SELECT lower(x.{c.column}) AS lt) l
-            WHERE x.session_id = ? AND lower(x.{c.column}) LIKE ANY (ARRAY[{lowered}])
+            WHERE x.session_id {in_sessions} AND lower(x.{c.column}) LIKE ANY (ARRAY[{lowered}])
         ), h AS (SELECT {hits} FROM m),
         v AS (SELECT {idf} FROM s, h),
         r AS (
-            SELECT m.k, -({score}) AS rank FROM m, s, v{kind_sql}
-            ORDER BY rank, m.k LIMIT ?
+            SELECT m.sid, m.k, -({score}) AS rank FROM m, s, v{kind_sql}
+            ORDER BY rank, {", ".join(c.order)} LIMIT ?
         )
-        SELECT x.*, r.rank FROM r JOIN {c.table} x ON x.{c.key} = r.k AND x.session_id = ?
-        ORDER BY r.rank, r.k
+        SELECT x.*, r.rank FROM r JOIN {c.table} x ON x.{c.key} = r.k AND x.session_id = r.sid
+        ORDER BY r.rank, {", ".join("r." + o for o in c.order)}
     """
     return sql, params

@@ -23,11 +23,19 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from convmem.memory.models import Checkpoint, MemoryItem, StoredEvent, TaskState
+from convmem.memory.models import (
+    Checkpoint,
+    MemoryItem,
+    Scope,
+    StoredEvent,
+    TaskState,
+    scope_sessions,
+)
 from convmem.memory.pg_db import PgDatabase
 from convmem.memory.pg_schema import IDENTITY_TABLES
 from convmem.memory.pg_search import EVENTS, ITEMS, Corpus, bm25_query
 from convmem.memory.store import MemoryStore, like_pattern, utc_now
+from convmem.memory.store_items import session_in
 
 
 def session_lock_key(session_id: str) -> int:
@@ -112,14 +120,14 @@ class PgMemoryStore(MemoryStore):
         return self._bulk_insert("events", list(self._column_types("events")), ordered)
 
     def search_events(
-        self, session_id: str, terms: Sequence[str], limit: int, types: Sequence[str] = ()
+        self, where: str | Scope, terms: Sequence[str], limit: int, types: Sequence[str] = ()
     ) -> list[tuple[StoredEvent, float]]:
         """Events matching any term (each ≥ 3 chars), best BM25 first (see pg_search)."""
-        rows = self._ranked(EVENTS, session_id, terms, types, limit)
+        rows = self._ranked(EVENTS, where, terms, types, limit)
         return [(StoredEvent.from_row(r), float(r["rank"])) for r in rows]
 
     def events_containing(
-        self, session_id: str, needle: str, limit: int, types: Sequence[str] = ()
+        self, where: str | Scope, needle: str, limit: int, types: Sequence[str] = ()
     ) -> list[StoredEvent]:
         """Events whose text contains ``needle`` (case-insensitive), oldest first.
 
@@ -127,23 +135,24 @@ class PgMemoryStore(MemoryStore):
         (Unicode), a shorter one as SQLite's LIKE does (ASCII only).
         """
         match = "lower(e.text) LIKE lower(?)" if len(needle) >= 3 else "e.text LIKE ?"
-        sql = f"SELECT e.* FROM events e WHERE e.session_id = ? AND {match} ESCAPE '\\'"
-        params: list[Any] = [session_id, like_pattern(needle)]
+        cond, scope_params = session_in("e.session_id", where)
+        sql = f"SELECT e.* FROM events e WHERE {cond} AND {match} ESCAPE '\\'"
+        params: list[Any] = [*scope_params, like_pattern(needle)]
         if types:
             sql += f" AND e.type IN ({','.join('?' * len(types))})"
             params += list(types)
-        rows = self.db.query(sql + " ORDER BY e.seq LIMIT ?", [*params, limit])
+        rows = self.db.query(sql + " ORDER BY e.session_id, e.seq LIMIT ?", [*params, limit])
         return [StoredEvent.from_row(r) for r in rows]
 
     # --- items and rules ------------------------------------------------------------------
 
     def search_items(
-        self, session_id: str, terms: Sequence[str], limit: int, statuses: Sequence[str]
+        self, where: str | Scope, terms: Sequence[str], limit: int, statuses: Sequence[str]
     ) -> list[tuple[MemoryItem, float]]:
         """Items matching any term (terms ≥ 3 chars), best BM25 first (see pg_search)."""
         if not statuses:
             return []
-        rows = self._ranked(ITEMS, session_id, terms, statuses, limit)
+        rows = self._ranked(ITEMS, where, terms, statuses, limit)
         return [(MemoryItem.from_row(r), float(r["rank"])) for r in rows]
 
     def search_rule_ids(self, terms: Sequence[str]) -> list[str]:
@@ -164,7 +173,7 @@ class PgMemoryStore(MemoryStore):
     def _ranked(
         self,
         corpus: Corpus,
-        session_id: str,
+        where: str | Scope,
         terms: Sequence[str],
         kinds: Sequence[str],
         limit: int,
@@ -172,7 +181,7 @@ class PgMemoryStore(MemoryStore):
         terms = [t for t in terms if len(t) >= 3]
         if not terms:
             return []
-        sql, params = bm25_query(corpus, session_id, terms, kinds, limit)
+        sql, params = bm25_query(corpus, scope_sessions(where), terms, kinds, limit)
         return self.db.query(sql, params)
 
     # --- migration between backends ---------------------------------------------------------

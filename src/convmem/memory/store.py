@@ -16,8 +16,8 @@ from typing import Any
 
 from convmem.core.db import MemoryDatabase
 from convmem.core.schema import REPORT_TABLES
-from convmem.memory.models import Checkpoint, StoredEvent
-from convmem.memory.store_items import ItemStoreMixin
+from convmem.memory.models import Checkpoint, Scope, StoredEvent
+from convmem.memory.store_items import ItemStoreMixin, session_in
 from convmem.memory.store_logs import LogStoreMixin
 from convmem.memory.store_skills import SkillStoreMixin
 from convmem.memory.store_views import ViewStoreMixin
@@ -200,43 +200,47 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         return None if value is None else str(value)
 
     def search_events(
-        self, session_id: str, terms: Sequence[str], limit: int, types: Sequence[str] = ()
+        self, where: str | Scope, terms: Sequence[str], limit: int, types: Sequence[str] = ()
     ) -> list[tuple[StoredEvent, float]]:
-        """Events matching any term (each ≥ 3 chars), best BM25 first."""
+        """Events of a session (or a scope's sessions) matching any term (each ≥ 3
+        chars), best BM25 first."""
         terms = [t for t in terms if len(t) >= 3]
         if not terms:
             return []
+        cond, scope_params = session_in("e.session_id", where)
         sql = (
             "SELECT e.*, bm25(events_fts) AS rank FROM events_fts JOIN events e"
-            " ON e.rowid = events_fts.rowid WHERE events_fts MATCH ? AND e.session_id = ?"
+            f" ON e.rowid = events_fts.rowid WHERE events_fts MATCH ? AND {cond}"
         )
-        params: list[Any] = [" OR ".join(fts_phrase(t) for t in terms), session_id]
+        params: list[Any] = [" OR ".join(fts_phrase(t) for t in terms), *scope_params]
         if types:
             sql += f" AND e.type IN ({','.join('?' * len(types))})"
             params += list(types)
-        sql += " ORDER BY rank, e.seq LIMIT ?"
+        sql += " ORDER BY rank, e.session_id, e.seq LIMIT ?"
         params.append(limit)
         return [(StoredEvent.from_row(r), float(r["rank"])) for r in self.db.query(sql, params)]
 
     def events_containing(
-        self, session_id: str, needle: str, limit: int, types: Sequence[str] = ()
+        self, where: str | Scope, needle: str, limit: int, types: Sequence[str] = ()
     ) -> list[StoredEvent]:
-        """Events whose text contains ``needle`` (case-insensitive for ASCII), oldest first."""
+        """Events whose text contains ``needle`` (case-insensitive for ASCII), oldest first
+        (a scope's sessions in its order)."""
+        cond, scope_params = session_in("e.session_id", where)
         if len(needle) >= 3:
             # the sub-select makes SQLite run the full-text query once, first; a join
             # lets the planner walk events in seq order and probe the index per row
             sql = (
                 "SELECT e.* FROM events e WHERE e.rowid IN"
-                " (SELECT rowid FROM events_fts WHERE events_fts MATCH ?) AND e.session_id = ?"
+                f" (SELECT rowid FROM events_fts WHERE events_fts MATCH ?) AND {cond}"
             )
-            params: list[Any] = [fts_phrase(needle), session_id]
+            params: list[Any] = [fts_phrase(needle), *scope_params]
         else:
-            sql = "SELECT e.* FROM events e WHERE e.session_id = ? AND e.text LIKE ? ESCAPE '\\'"
-            params = [session_id, like_pattern(needle)]
+            sql = f"SELECT e.* FROM events e WHERE {cond} AND e.text LIKE ? ESCAPE '\\'"
+            params = [*scope_params, like_pattern(needle)]
         if types:
             sql += f" AND e.type IN ({','.join('?' * len(types))})"
             params += list(types)
-        sql += " ORDER BY e.seq LIMIT ?"
+        sql += " ORDER BY e.session_id, e.seq LIMIT ?"
         params.append(limit)
         return [StoredEvent.from_row(r) for r in self.db.query(sql, params)]
 
@@ -277,12 +281,16 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
             )
         return {r["type"]: int(r["n"]) for r in rows}
 
-    def count_events(self, session_id: str | None = None) -> int:
+    def count_events(
+        self, session_id: str | None = None, *, after: int = -1, types: Sequence[str] = ()
+    ) -> int:
+        """Events in the store, or in one session (after a seq, of some types)."""
         if session_id is None:
             return int(self.db.scalar("SELECT count(*) FROM events"))
-        return int(
-            self.db.scalar("SELECT count(*) FROM events WHERE session_id = ?", (session_id,))
-        )
+        sql = "SELECT count(*) FROM events WHERE session_id = ? AND seq > ?"
+        if types:
+            sql += f" AND type IN ({','.join('?' * len(types))})"
+        return int(self.db.scalar(sql, [session_id, after, *types]))
 
     # --- sessions and checkpoints ------------------------------------------------------
 
@@ -299,6 +307,20 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
                 self.db.execute(
                     f"UPDATE sessions SET {key} = ? WHERE session_id = ?", (value, session_id)
                 )
+
+    def session_project(self, session_id: str) -> str | None:
+        """The project a session belongs to (None: none given)."""
+        value = self.db.scalar("SELECT project FROM sessions WHERE session_id = ?", (session_id,))
+        return str(value) if value else None
+
+    def project_sessions(self, project: str) -> list[str]:
+        """A project's sessions, most recently active first."""
+        rows = self.db.query(
+            "SELECT session_id FROM sessions WHERE project = ?"
+            " ORDER BY updated_at DESC, session_id DESC",
+            (project,),
+        )
+        return [str(r["session_id"]) for r in rows]
 
     def sessions(self) -> list[dict[str, Any]]:
         rows = self.db.query(
@@ -386,11 +408,18 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
 
     def purge_session(self, session_id: str) -> dict[str, int]:
         """Delete every row of one session; other sessions are untouched."""
-        removed: dict[str, int] = {}
+        return self.purge_sessions([session_id])
+
+    def purge_sessions(self, session_ids: Sequence[str]) -> dict[str, int]:
+        """Delete every row of these sessions in one transaction; others are untouched."""
+        removed = dict.fromkeys(SESSION_TABLES, 0)
         with self.transaction():
-            for table in SESSION_TABLES:
-                cur = self.db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
-                removed[table] = max(cur.rowcount, 0)
+            for session_id in session_ids:
+                for table in SESSION_TABLES:
+                    cur = self.db.execute(
+                        f"DELETE FROM {table} WHERE session_id = ?", (session_id,)
+                    )
+                    removed[table] += max(cur.rowcount, 0)
         return removed
 
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from convmem.memory.models import MemoryItem, TaskState
+from convmem.memory.models import MemoryItem, Scope, TaskState, scope_sessions
 
 if TYPE_CHECKING:
     from convmem.core.db import MemoryDatabase
@@ -24,6 +24,14 @@ def _like(term: str) -> str:
     return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
+def session_in(column: str, where: str | Scope) -> tuple[str, list[Any]]:
+    """SQL restricting ``column`` to one session, or to a scope's sessions."""
+    sessions = scope_sessions(where)
+    if len(sessions) == 1:
+        return f"{column} = ?", [sessions[0]]
+    return f"{column} IN ({','.join('?' * len(sessions))})", list(sessions)
+
+
 class ItemStoreMixin:
     db: MemoryDatabase
     now: Callable[[], str]
@@ -37,7 +45,8 @@ class ItemStoreMixin:
             "INSERT OR IGNORE INTO memory_items (id, session_id, kind, content, topic,"
             " conditions_json, scope_json, numbers_json, source_refs_json, evidence_type, status,"
             " supersedes_json, superseded_by, content_hash, extractor, derived_from_seq,"
-            " created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " created_at, updated_at, said_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+            " coalesce(?, (SELECT time FROM events WHERE session_id = ? AND seq = ?), ?))",
             (
                 item.id,
                 item.session_id,
@@ -57,6 +66,10 @@ class ItemStoreMixin:
                 item.derived_from_seq,
                 item.created_at or now,
                 item.updated_at or now,
+                item.said_at,
+                item.session_id,
+                item.derived_from_seq,
+                item.created_at or now,
             ),
         )
         return cur.rowcount > 0
@@ -105,11 +118,13 @@ class ItemStoreMixin:
         sql += " ORDER BY derived_from_seq, id"
         return [MemoryItem.from_row(r) for r in self.db.query(sql, params)]
 
-    def count_items(self, session_id: str, status: str) -> int:
+    def count_items(self, where: str | Scope, status: str) -> int:
+        """Items with this status in a session, or in a scope's sessions."""
+        cond, params = session_in("session_id", where)
         return int(
             self.db.scalar(
-                "SELECT count(*) FROM memory_items WHERE session_id = ? AND status = ?",
-                (session_id, status),
+                f"SELECT count(*) FROM memory_items WHERE {cond} AND status = ?",
+                [*params, status],
             )
         )
 
@@ -130,12 +145,15 @@ class ItemStoreMixin:
         return [MemoryItem.from_row(r) for r in rows]
 
     def items_by_topic(
-        self, session_id: str, topic: str, statuses: Sequence[str] = ("active", "disputed")
+        self, where: str | Scope, topic: str, statuses: Sequence[str] = ("active", "disputed")
     ) -> list[MemoryItem]:
+        """Items about this subject key in a session (or a scope's sessions)."""
+        cond, params = session_in("session_id", where)
         rows = self.db.query(
-            "SELECT * FROM memory_items WHERE session_id = ? AND topic = ?"
-            f" AND status IN ({','.join('?' * len(statuses))}) ORDER BY derived_from_seq, id",
-            [session_id, topic, *statuses],
+            f"SELECT * FROM memory_items WHERE {cond} AND topic = ?"
+            f" AND status IN ({','.join('?' * len(statuses))})"
+            " ORDER BY session_id, derived_from_seq, id",
+            [*params, topic, *statuses],
         )
         return [MemoryItem.from_row(r) for r in rows]
 
@@ -159,33 +177,35 @@ class ItemStoreMixin:
         self.db.execute(f"UPDATE memory_items SET {', '.join(sets)} WHERE id = ?", params)
 
     def search_items(
-        self, session_id: str, terms: Sequence[str], limit: int, statuses: Sequence[str]
+        self, where: str | Scope, terms: Sequence[str], limit: int, statuses: Sequence[str]
     ) -> list[tuple[MemoryItem, float]]:
         """Items matching any term (trigram FTS, terms ≥ 3 chars), best BM25 first."""
         terms = [t for t in terms if len(t) >= 3]
         if not terms:
             return []
+        cond, params = session_in("m.session_id", where)
         rows = self.db.query(
             "SELECT m.*, bm25(memory_fts) AS rank FROM memory_fts JOIN memory_items m"
-            " ON m.rowid = memory_fts.rowid WHERE memory_fts MATCH ? AND m.session_id = ?"
+            f" ON m.rowid = memory_fts.rowid WHERE memory_fts MATCH ? AND {cond}"
             f" AND m.status IN ({','.join('?' * len(statuses))}) ORDER BY rank, m.id LIMIT ?",
-            [" OR ".join(_fts_phrase(t) for t in terms), session_id, *statuses, limit],
+            [" OR ".join(_fts_phrase(t) for t in terms), *params, *statuses, limit],
         )
         return [(MemoryItem.from_row(r), float(r["rank"])) for r in rows]
 
     def like_items(
-        self, session_id: str, terms: Sequence[str], limit: int, statuses: Sequence[str]
+        self, where: str | Scope, terms: Sequence[str], limit: int, statuses: Sequence[str]
     ) -> list[MemoryItem]:
         """Fallback for short terms the trigram index cannot serve."""
         terms = [t for t in terms if t]
         if not terms:
             return []
+        scope_cond, params = session_in("session_id", where)
         cond = " OR ".join("content LIKE ? ESCAPE '\\'" for _ in terms)
         rows = self.db.query(
-            f"SELECT * FROM memory_items WHERE session_id = ? AND ({cond})"
-            f" AND status IN ({','.join('?' * len(statuses))}) ORDER BY derived_from_seq, id"
-            " LIMIT ?",
-            [session_id, *(_like(t) for t in terms), *statuses, limit],
+            f"SELECT * FROM memory_items WHERE {scope_cond} AND ({cond})"
+            f" AND status IN ({','.join('?' * len(statuses))})"
+            " ORDER BY session_id, derived_from_seq, id LIMIT ?",
+            [*params, *(_like(t) for t in terms), *statuses, limit],
         )
         return [MemoryItem.from_row(r) for r in rows]
 

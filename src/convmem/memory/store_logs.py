@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -62,8 +62,20 @@ class LogStoreMixin:
         )
         return new_id
 
-    def latest_assembly_log(self, session_id: str | None = None) -> dict[str, Any] | None:
-        if session_id is None:
+    def latest_assembly_log(
+        self, session_id: str | None = None, sessions: Sequence[str] | None = None
+    ) -> dict[str, Any] | None:
+        """The newest assembly log row: of one session, of any of ``sessions``, or of all."""
+        if sessions is not None:
+            if not sessions:
+                return None
+            marks = ",".join("?" * len(sessions))
+            row = self.db.one(
+                f"SELECT * FROM assembly_logs WHERE session_id IN ({marks})"
+                " ORDER BY id DESC LIMIT 1",
+                list(sessions),
+            )
+        elif session_id is None:
             row = self.db.one("SELECT * FROM assembly_logs ORDER BY id DESC LIMIT 1")
         else:
             row = self.db.one(

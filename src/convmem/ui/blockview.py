@@ -10,8 +10,9 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from convmem.assembly import HEADINGS, SECTION_ORDER
+from convmem.assembly import SECTION_ORDER
 from convmem.ui.display import pct
+from convmem.wording import HEADINGS
 
 #: Section heading line (either language) -> section name.
 _HEADING_SECTION = {

@@ -8,8 +8,8 @@ from the token (:func:`convmem.ui.security.csrf_value`), changes anything. The
 change goes through :mod:`convmem.memory.lifecycle` with actor ``ui``, so it is in
 the item's lifecycle like any other, and the next block sees it.
 
-"Forget" is a retraction whose reason says so; a later ``forget`` of the library,
-when there is one, should take its place here.
+"Forget" is :func:`convmem.memory.lifecycle.forget`: a retraction whose reason says
+so, which also reaches the same clause restated in the project's other sessions.
 """
 
 from __future__ import annotations
@@ -55,8 +55,9 @@ ACTIONS = {
         Action(
             "forget",
             "Forget",
-            "The agent should no longer remember this: it is retracted with your reason, and"
-            " stays in the audit trail.",
+            "The agent should no longer remember this: it is retracted with your reason (and"
+            " so is the same clause in the project's other sessions), and stays in the audit"
+            " trail.",
             ("active", "disputed", "superseded"),
         ),
         Action(
@@ -107,7 +108,7 @@ def perform(ui: Inspector, item: MemoryItem, action: str, reason: str, kind: str
     if action == "retract":
         lifecycle.retract(store, item.id, actor=ACTOR, reason=reason)
     elif action == "forget":
-        lifecycle.retract(store, item.id, actor=ACTOR, reason=f"forgotten: {reason}".rstrip(": "))
+        lifecycle.forget(store, item.id, actor=ACTOR, reason=reason)
     elif action == "promote":
         lifecycle.promote(store, item.id, actor=ACTOR, kind=kind)
     elif action == "resolve":
