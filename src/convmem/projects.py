@@ -160,8 +160,14 @@ def standing_from_others(
 
 
 def short_session(session_id: str) -> str:
-    """A session id as a block labels it: whole, or a long one by its first characters."""
-    return session_id if len(session_id) <= WHOLE_SESSION else session_id[:SHORT_SESSION]
+    """A session id as a block labels it: whole, or a long one by its first characters
+    after a word prefix that every session of a host shares (DSH's ``session-``)."""
+    if len(session_id) <= WHOLE_SESSION:
+        return session_id
+    head, sep, rest = session_id.partition("-")
+    if sep and head.isalpha() and len(rest) >= SHORT_SESSION:
+        return f"{head}-{rest[:SHORT_SESSION]}"
+    return session_id[:SHORT_SESSION]
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,7 @@ RANK_TERMS = 24
 SHORT_TERMS = 12
 #: The project's most recent other sessions whose recent events the short-term scan reads.
 SHORT_TERM_SESSIONS = 4
-SOURCE_BONUS = 0.3
+SOURCE_BONUS = 0.1
 STANDING_SOURCE_BONUS = 0.05
 STANDING_KINDS = ("constraint", "decision")
 #: An event's place in a scope: (its session's position in the scope, its seq).
@@ -377,8 +377,10 @@ class Retriever:
 
         A ranked match scores 0..1 (BM25 relative to the best hit); an exact match of
         a number, path or quote adds EXACT_EVIDENCE_BONUS; being the source of a
-        selected item adds SOURCE_BONUS if the item matched the query and
-        STANDING_SOURCE_BONUS otherwise (its item line already cites it). Events a
+        selected item that the ranking did not find adds SOURCE_BONUS if the item
+        matched the query and STANDING_SOURCE_BONUS otherwise (its item line already
+        cites it). A ranked match gets nothing more for being a source: the item is a
+        clause of it, so its match is the same words counted twice. Events a
         program generated are never returned; events of types that are not quotable
         are returned marked, so that the assembler can say why they were left out.
         Events of the project's other sessions come from the same three ways.
@@ -414,6 +416,9 @@ class Retriever:
             for event in self.store.events_by_seq(sid, sources[sid]):
                 owners = sources[sid][event.seq]
                 bonus = SOURCE_BONUS if any(o.matched for o in owners) else STANDING_SOURCE_BONUS
+                known = hits.get((order.get(event.session_id, len(order)), event.seq))
+                if known is not None and "ranked match" in known.reasons:
+                    bonus = 0.0  # its words already ranked it: the item's match is the same
                 add(event, bonus, "source of " + ", ".join(o.item.id for o in owners))
         ranked = sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))
         return [hit for _, hit in ranked[:limit]]

@@ -259,12 +259,12 @@ def test_a_correction_in_the_prompt_is_current_in_that_prompts_block(
 def test_a_block_from_a_large_session_arrives_whole(claude: Path, tmp_path: Path) -> None:
     home, project, store = tmp_path / "home", tmp_path / "proj", tmp_path / "convmem"
     home.mkdir()
-    # a budget that alone would let the block grow past the host's 10,000-unit limit; the
+    # a budget whose shares alone would let the block grow past the host's 10,000-unit limit; the
     # context-share limit is off, so the host's limit is what cuts
     _install(
         project,
         store,
-        "[assembly]\nsoft_budget_tokens = 20000\nmax_context_share = 0\n"
+        "[assembly]\nsoft_budget_tokens = 200000\nmax_context_share = 0\n"
         "[retrieval]\nlimit = 100\nstanding_limit = 100\n",
     )
     prompts = [
