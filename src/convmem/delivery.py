@@ -56,10 +56,13 @@ ALREADY_SHOWN = "already in an earlier memory block the model still sees"
 
 def utf16_units(text: str) -> int:
     """Length as JavaScript counts it: characters outside the BMP count twice."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 _IDS = re.compile(r"\bmem_\w+")
+_ASCII_LETTERS = re.compile(r"[A-Za-z]")
 _REFS = re.compile(r"\[ev [^\]]*\]|\(seq:[^)]*\)")
 
 
@@ -209,7 +212,7 @@ def person_locale(store: MemoryStore, session_id: str, setting: str) -> str:
         if not is_user_evidence(event.type, event.source_kind, event.text):
             continue
         cjk = count_cjk(event.text)
-        latin = sum(1 for ch in event.text if ch.isascii() and ch.isalpha())
+        latin = len(_ASCII_LETTERS.findall(event.text))
         if cjk == 0 and latin == 0:
             continue
         total += 1

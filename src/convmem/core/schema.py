@@ -325,4 +325,17 @@ def v5_projects(db: _Executor) -> None:
     )
 
 
+@migration
+def v6_item_lookup_indexes(db: _Executor) -> None:
+    """Indexes for extraction's per-clause lookups, which otherwise scan a session's
+    items: by content hash whatever the status, and by subject key in source order."""
+    db.execute_script(
+        """
+        CREATE INDEX memory_items_hash ON memory_items(session_id, content_hash);
+        CREATE INDEX memory_items_topic_seq ON memory_items(session_id, topic, derived_from_seq);
+        DROP INDEX memory_items_topic;
+        """
+    )
+
+
 SCHEMA_VERSION = len(MIGRATIONS)

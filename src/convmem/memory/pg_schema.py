@@ -348,4 +348,6 @@ def v5_projects(db: _Executor) -> None:
     )
 
 
+migration(sqlite_schema.v6_item_lookup_indexes)
+
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from convmem.core.numbers import Value, find_numbers
 
@@ -173,9 +174,11 @@ def category(name: str) -> str | None:
     return _CATEGORY.get(name.lower())
 
 
-def named_choices(text: str) -> list[str]:
-    """Names of known alternatives in the text, lower-cased, in order."""
-    return [m.group(1).lower() for m in _NAME.finditer(text)]
+@lru_cache(maxsize=4096)
+def named_choices(text: str) -> tuple[str, ...]:
+    """Names of known alternatives in the text, lower-cased, in order (cached: links
+    ask it of the same earlier items for every new clause)."""
+    return tuple(m.group(1).lower() for m in _NAME.finditer(text))
 
 
 def _content_words(np: str) -> list[str]:
