@@ -325,17 +325,22 @@ def v5_projects(db: _Executor) -> None:
     )
 
 
+#: Item indexes for extraction's per-clause lookups (both backends).
+ITEM_LOOKUP_INDEXES = """
+    CREATE INDEX memory_items_hash ON memory_items(session_id, content_hash);
+    CREATE INDEX memory_items_topic_seq ON memory_items(session_id, topic, derived_from_seq);
+    DROP INDEX memory_items_topic;
+"""
+
+
 @migration
 def v6_item_lookup_indexes(db: _Executor) -> None:
-    """Indexes for extraction's per-clause lookups, which otherwise scan a session's
-    items: by content hash whatever the status, and by subject key in source order."""
-    db.execute_script(
-        """
-        CREATE INDEX memory_items_hash ON memory_items(session_id, content_hash);
-        CREATE INDEX memory_items_topic_seq ON memory_items(session_id, topic, derived_from_seq);
-        DROP INDEX memory_items_topic;
-        """
-    )
+    """Indexes for lookups that otherwise scan a session: items by content hash whatever
+    the status and by subject key in source order (extraction asks both per clause),
+    and events by session alone, whose next column is the rowid, so that a session's
+    lowest and highest rowid are two index seeks (the full-text search reads only
+    that range of the index, see ``MemoryStore.search_events``)."""
+    db.execute_script(ITEM_LOOKUP_INDEXES + "CREATE INDEX events_session ON events(session_id);")
 
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -348,6 +348,10 @@ def v5_projects(db: _Executor) -> None:
     )
 
 
-migration(sqlite_schema.v6_item_lookup_indexes)
+@migration
+def v6_item_lookup_indexes(db: _Executor) -> None:
+    """Items by content hash and by subject key in source order (extraction's lookups)."""
+    db.execute_script(sqlite_schema.ITEM_LOOKUP_INDEXES)
+
 
 SCHEMA_VERSION = len(MIGRATIONS)

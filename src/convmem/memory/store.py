@@ -17,7 +17,7 @@ from typing import Any
 from convmem.core.db import MemoryDatabase
 from convmem.core.schema import REPORT_TABLES
 from convmem.memory.models import Checkpoint, Scope, StoredEvent
-from convmem.memory.store_items import ItemStoreMixin, session_in
+from convmem.memory.store_items import ItemStoreMixin, scope_sessions, session_in
 from convmem.memory.store_logs import LogStoreMixin
 from convmem.memory.store_skills import SkillStoreMixin
 from convmem.memory.store_views import ViewStoreMixin
@@ -199,6 +199,26 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         )
         return None if value is None else str(value)
 
+    def rowid_span(self, where: str | Scope) -> tuple[int, int] | None:
+        """The lowest and highest rowid of the scope's events (None: it has none).
+
+        Each bound is one seek in ``events_session``, whose next column is the rowid.
+        Sessions captured one after another own disjoint ranges, so a full-text query
+        bounded by the range reads the scope's events, not the store's.
+        """
+        lo = hi = None
+        for sid in scope_sessions(where):
+            row = self.db.one(
+                "SELECT (SELECT min(rowid) FROM events WHERE session_id = ?) AS lo,"
+                " (SELECT max(rowid) FROM events WHERE session_id = ?) AS hi",
+                (sid, sid),
+            )
+            if row is None or row["lo"] is None:
+                continue
+            lo = row["lo"] if lo is None else min(lo, row["lo"])
+            hi = row["hi"] if hi is None else max(hi, row["hi"])
+        return None if lo is None or hi is None else (int(lo), int(hi))
+
     def search_events(
         self, where: str | Scope, terms: Sequence[str], limit: int, types: Sequence[str] = ()
     ) -> list[tuple[StoredEvent, float]]:
@@ -208,11 +228,17 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         if not terms:
             return []
         cond, scope_params = session_in("e.session_id", where)
+        span = self.rowid_span(where)
+        if span is None:
+            return []
+        # the rowid range bounds what FTS5 reads and ranks to the scope's part of each
+        # doclist (the session filter after it keeps the answer exact)
         sql = (
             "SELECT e.*, bm25(events_fts) AS rank FROM events_fts JOIN events e"
-            f" ON e.rowid = events_fts.rowid WHERE events_fts MATCH ? AND {cond}"
+            " ON e.rowid = events_fts.rowid WHERE events_fts MATCH ?"
+            f" AND events_fts.rowid BETWEEN ? AND ? AND {cond}"
         )
-        params: list[Any] = [" OR ".join(fts_phrase(t) for t in terms), *scope_params]
+        params: list[Any] = [" OR ".join(fts_phrase(t) for t in terms), *span, *scope_params]
         if types:
             sql += f" AND e.type IN ({','.join('?' * len(types))})"
             params += list(types)
@@ -229,11 +255,14 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         if len(needle) >= 3:
             # the sub-select makes SQLite run the full-text query once, first; a join
             # lets the planner walk events in seq order and probe the index per row
+            span = self.rowid_span(where)
+            if span is None:
+                return []
             sql = (
-                "SELECT e.* FROM events e WHERE e.rowid IN"
-                f" (SELECT rowid FROM events_fts WHERE events_fts MATCH ?) AND {cond}"
+                "SELECT e.* FROM events e WHERE e.rowid IN (SELECT rowid FROM events_fts"
+                f" WHERE events_fts MATCH ? AND rowid BETWEEN ? AND ?) AND {cond}"
             )
-            params: list[Any] = [fts_phrase(needle), *scope_params]
+            params: list[Any] = [fts_phrase(needle), *span, *scope_params]
         else:
             sql = f"SELECT e.* FROM events e WHERE {cond} AND e.text LIKE ? ESCAPE '\\'"
             params = [*scope_params, like_pattern(needle)]
