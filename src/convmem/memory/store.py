@@ -16,8 +16,8 @@ from typing import Any
 
 from convmem.core.db import MemoryDatabase
 from convmem.core.schema import REPORT_TABLES
-from convmem.memory.models import Checkpoint, Scope, StoredEvent
-from convmem.memory.store_items import ItemStoreMixin, scope_sessions, session_in
+from convmem.memory.models import Checkpoint, Scope, StoredEvent, scope_sessions
+from convmem.memory.store_items import ItemStoreMixin, session_in
 from convmem.memory.store_logs import LogStoreMixin
 from convmem.memory.store_skills import SkillStoreMixin
 from convmem.memory.store_views import ViewStoreMixin
