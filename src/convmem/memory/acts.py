@@ -242,6 +242,8 @@ def classify(text: str, ctx: Context = Context()) -> Act:
         return Act(None, "too short", names, numbers)
     if "act:ack" in names and len(stripped) < 40:
         return Act(None, "feedback or small talk", names, numbers)
+    if vocab.BARE_NO.match(stripped):
+        return Act(None, "a bare no: nothing of its own", names, numbers)
     probs = score(names)
     model = _model()
     floor = float(model.get("min_probability", 0.0))  # type: ignore[arg-type]
@@ -271,6 +273,8 @@ def guide_rule(
         return None, "an ongoing situation, told"
     if kind == "fact" and "act:requirement_noun" in names and values:
         return "constraint", "a limit (budget, cap, deadline)"  # however it is phrased
+    if kind in (None, "fact") and not asks and vocab.ZH_MUST.search(text):
+        return "constraint", "a must (必须, 不得, 禁止)"
     if kind is None and not asks and "act:narration" not in names:
         if "act:needs" in names and not text.lower().startswith(("i ", "we ")):
             return "constraint", "a requirement: it needs"

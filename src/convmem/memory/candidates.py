@@ -155,6 +155,21 @@ _VERB = re.compile(
 )
 
 
+#: What is left of a Chinese clause without its negation, modals and particles.
+_ZH_FUNCTION = re.compile(r"[不要别先了吧啊呢也再就都还请务必须能可以会]")
+
+
+def _limits_the_value_before(clause: segment.Clause, previous: Candidate, act: acts.Act) -> bool:
+    """A short Chinese clause with no value or subject of its own ("不要超过", "不能更低")
+    right after a clause of the same sentence that states a value."""
+    if previous.correction_only or previous.retraction or not previous.numbers:
+        return False
+    if clause.sentence.start > previous.start or act.numbers or not _CJK.search(clause.text):
+        return False
+    rest = _ZH_FUNCTION.sub("", "".join(_CJK.findall(clause.text)))
+    return len(rest) <= 3 and not re.search(r"[A-Za-z0-9]", clause.text)
+
+
 def _continues(clause: segment.Clause, previous: Candidate, act: acts.Act) -> bool:
     """A verbless clause holding a value, right after a kept clause of the same sentence."""
     if previous.kind not in ("constraint", "decision", "preference") or previous.correction_only:
@@ -218,8 +233,8 @@ def requirements(text: str, numbers: list[Value]) -> list[tuple[int, int]]:
             start = (
                 n.start - len(text[max(0, n.start - 16) : n.start]) + en.start() if en else n.start
             )
-        if start is None:
-            continue
+        if start is None or (start == n.start and not n.unit):
+            continue  # a bare number with nothing it limits ("有没有超过 50？"): no requirement
         end = n.end
         tail = re.match(r"\s*(?:以上|以下|以内|之内|左右|上下|封顶|起)", text[end:])
         if tail:
@@ -291,6 +306,27 @@ def candidates(text: str, from_user: bool = True, after_question: bool = False) 
                 correction_only = True
             else:
                 continue
+        if (
+            from_user
+            and kind == "constraint"
+            and out
+            and _limits_the_value_before(clause, out[-1], act)
+        ):
+            # "连接池大小必须是 50，不要超过": the clause says how the value before it holds
+            prev = out[-1]
+            out[-1] = dataclasses.replace(
+                prev,
+                kind="constraint",
+                content=clip(text[prev.start : clause.end], MAX_ITEM_CHARS),
+                end=clause.end,
+                act=acts.Act(
+                    "constraint",
+                    "a limit on the value of the clause before",
+                    prev.act.features,
+                    prev.act.numbers,
+                ),
+            )
+            continue
         values = [n for n in act.numbers if not _rejected_value(n, reading, body)]
         nums, conditions = number_conditions(body, values)
         if reading.correction or clause.corrects:
