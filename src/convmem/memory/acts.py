@@ -273,6 +273,14 @@ def guide_rule(
         return None, "an ongoing situation, told"
     if kind == "fact" and "act:requirement_noun" in names and values:
         return "constraint", "a limit (budget, cap, deadline)"  # however it is phrased
+    if (
+        kind == "constraint"
+        and "act:request" in names
+        and not names & {"act:standing", "act:standing_imperative", "act:modal", "act:negated"}
+        and not vocab.CJK.search(text)
+        and not values
+    ):
+        return None, "a one-off task for the assistant"
     if kind in (None, "fact") and not asks and vocab.ZH_MUST.search(text):
         return "constraint", "a must (必须, 不得, 禁止)"
     if kind is None and not asks and "act:narration" not in names:
