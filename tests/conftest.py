@@ -79,6 +79,7 @@ BACKEND_MODULES = frozenset(
         "test_redaction",
         "test_retrieval",
         "test_skills",
+        "test_store_search",
         "test_validation",
         "test_store_views",
         "test_projects",

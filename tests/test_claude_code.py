@@ -400,6 +400,28 @@ def test_a_reply_already_read_is_not_reserved_again() -> None:
     assert parser.state["pending"] == []
 
 
+def test_a_reply_repeated_after_a_stop_hooks_feedback_is_judged_again() -> None:
+    """A blocked reply, the hook's feedback line, then the same words again: the second
+    reply is a new one and is reserved for validation before its line is written."""
+    parser = TranscriptParser("s")
+    parser.reserve_prompt("fix it", "p1")
+    parser.parse_line(1, {"type": "user", "promptId": "p1", "message": {"content": "fix it"}})
+    first = parser.reserve_reply("Done, all tests pass.")
+    assert first is not None
+    assert (
+        parser.parse_line(2, {"type": "assistant", "message": {"content": "Done, all tests pass."}})
+        == []
+    )
+    feedback = {
+        "type": "user",
+        "isMeta": True,
+        "message": {"content": "Stop hook feedback: run them"},
+    }
+    assert len(parser.parse_line(3, feedback)) == 1
+    second = parser.reserve_reply("Done, all tests pass.")
+    assert second is not None and second.seq == first.seq + 2
+
+
 # --- the hook, through a real process -------------------------------------------------------
 
 

@@ -225,3 +225,29 @@ def test_extract_recent_leaves_a_long_backlog(tmp_path: Path) -> None:
     assert rt.store.checkpoint("b").last_extract_seq < 29
     assert rt.extract_recent("b", max_events=64)
     assert rt.store.checkpoint("b").last_extract_seq == 29
+
+
+def test_lines_an_earlier_block_shows_spend_no_share(tmp_path: Path) -> None:
+    """Skipped as already shown, a line costs nothing: it must not use up the share of
+    its kind and keep a new item out of an update block."""
+    from convmem.assembly import Assembler
+    from convmem.delivery import Budget, EarlierBlocks
+
+    rt = runtime(tmp_path)
+    assembler = Assembler(rt.store, rt.settings)
+    shown = [
+        "- [mem m1 · constraint · user] the pool size must be 50 connections at most in production",
+        "- [mem m2 · constraint · user] the timeout must be 30 seconds for payment gateway calls",
+    ]
+    new = "- [mem m3 · constraint · user] retries are capped at 3 per request"
+    budget = Budget(
+        400,
+        lambda t: max(1, len(t) // 4),
+        None,
+        EarlierBlocks(frozenset(shown), frozenset({"m1", "m2"})),
+    )
+    for line, ident in ((shown[0], "m1"), (shown[1], "m2"), (new, "m3")):
+        assert assembler._within(
+            budget, "matched", "memory", "## Memory: remembered points", line, ident
+        )
+    assert budget.sections["memory"][1:] == [new]

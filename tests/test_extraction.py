@@ -233,3 +233,11 @@ def test_task_state_is_patched_from_user_messages(tmp_path: Path) -> None:
     assert state.blockers == ["We are blocked on the S3 credentials."]
     assert state.progress == ["The CSV writer is done."]
     assert state.open_items == ["TODO: add retries to the upload."]
+
+
+def test_a_chinese_must_is_a_rule_but_had_to_is_not() -> None:
+    from convmem.memory.acts import classify
+
+    assert classify("数据库连接池大小必须是 50").kind == "constraint"
+    had_to = classify("我们不得不换成 PostgreSQL。")
+    assert had_to.rule != "a must (必须, 不得, 禁止)"

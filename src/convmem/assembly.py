@@ -481,7 +481,8 @@ class Assembler:
         cap = int(b.total * SHARES[share])
         need = b.cost(line) + (0 if section in b.sections else b.cost(heading))
         spent = self._spent.get(share, 0)
-        if spent and spent + need > cap:
+        # a correction of what an earlier block shows goes out whatever the share
+        if spent and spent + need > cap and ident not in b.corrections:
             b.omit(
                 ident,
                 section,
@@ -489,9 +490,11 @@ class Assembler:
                 " so that evidence fits",
             )
             return False
+        before = b.used
         if not b.add(section, heading, line, ident):
             return False
-        self._spent[share] = spent + need
+        if b.used > before:  # a line an earlier block still shows costs nothing here
+            self._spent[share] = spent + (b.used - before)
         return True
 
     def _rules_sections(self, b: _Budget, query: str) -> None:

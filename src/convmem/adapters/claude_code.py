@@ -240,6 +240,10 @@ class TranscriptParser:
         if self.version is None and isinstance(obj.get("version"), str):
             self.version = obj["version"]
         if kind == "user":
+            # anything the client or the person adds after a reply (a Stop hook's
+            # feedback, a tool result, a prompt) means the next reply is a new one,
+            # even in the same words
+            self.last_reply = None
             return self._user(obj)
         if kind == "assistant":
             return self._assistant(obj)

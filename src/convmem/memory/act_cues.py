@@ -334,7 +334,7 @@ ZH_SETTING = re.compile(
 )
 
 #: A Chinese must: a rule however the rest of the clause reads ("连接池大小必须是 50").
-ZH_MUST = re.compile(r"必须|务必|不得|不准|不许|禁止|一律|严禁")
+ZH_MUST = re.compile(r"必须|务必|不得(?!不)|不准|不许|禁止|一律|严禁")  # 不得不: "had to"
 #: A bare no ("不，先不要。", "算了"): an answer, with nothing of its own to remember.
 BARE_NO = re.compile(
     r"^(?:[\s，。！、,.!了吧啊呢]*(?:先不要|先别|不要|不用|不行|不是|算了|没有|别|不))+"

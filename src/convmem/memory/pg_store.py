@@ -35,7 +35,7 @@ from convmem.memory.pg_db import PgDatabase
 from convmem.memory.pg_schema import IDENTITY_TABLES
 from convmem.memory.pg_search import EVENTS, ITEMS, Corpus, bm25_query
 from convmem.memory.store import MemoryStore, like_pattern, utc_now
-from convmem.memory.store_items import session_in
+from convmem.memory.store_items import scope_order, session_in
 
 
 def session_lock_key(session_id: str) -> int:
@@ -141,7 +141,10 @@ class PgMemoryStore(MemoryStore):
         if types:
             sql += f" AND e.type IN ({','.join('?' * len(types))})"
             params += list(types)
-        rows = self.db.query(sql + " ORDER BY e.session_id, e.seq LIMIT ?", [*params, limit])
+        order, order_params = scope_order("e.session_id", where)
+        rows = self.db.query(
+            sql + f" ORDER BY {order}, e.seq LIMIT ?", [*params, *order_params, limit]
+        )
         return [StoredEvent.from_row(r) for r in rows]
 
     # --- items and rules ------------------------------------------------------------------

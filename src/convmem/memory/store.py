@@ -17,7 +17,7 @@ from typing import Any
 from convmem.core.db import MemoryDatabase
 from convmem.core.schema import REPORT_TABLES
 from convmem.memory.models import Checkpoint, Scope, StoredEvent, scope_sessions
-from convmem.memory.store_items import ItemStoreMixin, session_in
+from convmem.memory.store_items import ItemStoreMixin, scope_order, session_in
 from convmem.memory.store_logs import LogStoreMixin
 from convmem.memory.store_skills import SkillStoreMixin
 from convmem.memory.store_views import ViewStoreMixin
@@ -269,8 +269,9 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         if types:
             sql += f" AND e.type IN ({','.join('?' * len(types))})"
             params += list(types)
-        sql += " ORDER BY e.session_id, e.seq LIMIT ?"
-        params.append(limit)
+        order, order_params = scope_order("e.session_id", where)
+        sql += f" ORDER BY {order}, e.seq LIMIT ?"
+        params += [*order_params, limit]
         return [StoredEvent.from_row(r) for r in self.db.query(sql, params)]
 
     def recent_events_with(

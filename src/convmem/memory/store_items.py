@@ -32,6 +32,16 @@ def session_in(column: str, where: str | Scope) -> tuple[str, list[Any]]:
     return f"{column} IN ({','.join('?' * len(sessions))})", list(sessions)
 
 
+def scope_order(column: str, where: str | Scope) -> tuple[str, list[Any]]:
+    """SQL that sorts rows by their session's place in the scope (its own session
+    first), so that a LIMIT keeps the current session's rows before older ones."""
+    sessions = scope_sessions(where)
+    if len(sessions) == 1:
+        return column, []
+    whens = " ".join(f"WHEN ? THEN {n}" for n in range(len(sessions)))
+    return f"CASE {column} {whens} END", list(sessions)
+
+
 class ItemStoreMixin:
     db: MemoryDatabase
     now: Callable[[], str]
@@ -200,12 +210,13 @@ class ItemStoreMixin:
         if not terms:
             return []
         scope_cond, params = session_in("session_id", where)
+        order, order_params = scope_order("session_id", where)
         cond = " OR ".join("content LIKE ? ESCAPE '\\'" for _ in terms)
         rows = self.db.query(
             f"SELECT * FROM memory_items WHERE {scope_cond} AND ({cond})"
             f" AND status IN ({','.join('?' * len(statuses))})"
-            " ORDER BY session_id, derived_from_seq, id LIMIT ?",
-            [*params, *(_like(t) for t in terms), *statuses, limit],
+            f" ORDER BY {order}, derived_from_seq, id LIMIT ?",
+            [*params, *(_like(t) for t in terms), *statuses, *order_params, limit],
         )
         return [MemoryItem.from_row(r) for r in rows]
 
