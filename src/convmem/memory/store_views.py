@@ -200,33 +200,29 @@ class ViewStoreMixin:
         self, session_id: str, *, before: int | None = None, limit: int = 50
     ) -> list[int]:
         """Events that corrected an earlier item (their item supersedes one), newest first."""
-        sql = (
+        rows = self._newest_first(
             "SELECT DISTINCT derived_from_seq FROM memory_items WHERE session_id = ?"
-            " AND supersedes_json <> '[]' AND derived_from_seq IS NOT NULL"
+            " AND supersedes_json <> '[]' AND derived_from_seq IS NOT NULL",
+            session_id,
+            "derived_from_seq",
+            before,
+            limit,
         )
-        params: list[Any] = [session_id]
-        if before is not None:
-            sql += " AND derived_from_seq < ?"
-            params.append(before)
-        sql += " ORDER BY derived_from_seq DESC LIMIT ?"
-        params.append(limit)
-        return [int(r["derived_from_seq"]) for r in self.db.query(sql, params)]
+        return [int(r["derived_from_seq"]) for r in rows]
 
     def memory_events_page(
         self, session_id: str, *, before: int | None = None, limit: int = 50
     ) -> list[dict[str, Any]]:
         """The session's lifecycle rows (every item), newest first."""
-        sql = (
+        rows = self._newest_first(
             "SELECT id, memory_id, session_id, event, at, actor, detail_json FROM memory_events"
-            " WHERE session_id = ?"
+            " WHERE session_id = ?",
+            session_id,
+            "id",
+            before,
+            limit,
         )
-        params: list[Any] = [session_id]
-        if before is not None:
-            sql += " AND id < ?"
-            params.append(before)
-        sql += " ORDER BY id DESC LIMIT ?"
-        params.append(limit)
-        return [_decode(r, ("detail",)) for r in self.db.query(sql, params)]
+        return [_decode(r, ("detail",)) for r in rows]
 
     # --- logs ----------------------------------------------------------------------------
 
@@ -235,23 +231,24 @@ class ViewStoreMixin:
     ) -> list[dict[str, Any]]:
         """Assembly attempts newest first, without their text (see ``assembly_log``)."""
         sql = f"SELECT {_ASSEMBLY_LIST} FROM assembly_logs WHERE session_id = ?"
-        params: list[Any] = [session_id]
-        if before is not None:
-            sql += " AND id < ?"
-            params.append(before)
-        sql += " ORDER BY id DESC LIMIT ?"
-        params.append(limit)
-        return [_decode(r, _ASSEMBLY_JSON) for r in self.db.query(sql, params)]
+        rows = self._newest_first(sql, session_id, "id", before, limit)
+        return [_decode(r, _ASSEMBLY_JSON) for r in rows]
 
     def validation_log_page(
         self, session_id: str, *, before: int | None = None, limit: int = 50
     ) -> list[dict[str, Any]]:
         """Validation runs newest first."""
         sql = "SELECT * FROM validation_logs WHERE session_id = ?"
+        rows = self._newest_first(sql, session_id, "id", before, limit)
+        return [_decode(r, _VALIDATION_JSON) for r in rows]
+
+    def _newest_first(
+        self, sql: str, session_id: str, key: str, before: int | None, limit: int
+    ) -> list[Any]:
+        """One page of ``sql``'s rows (filtered by session), newest ``key`` first,
+        strictly below ``before`` when given (keyset paging)."""
         params: list[Any] = [session_id]
         if before is not None:
-            sql += " AND id < ?"
+            sql += f" AND {key} < ?"
             params.append(before)
-        sql += " ORDER BY id DESC LIMIT ?"
-        params.append(limit)
-        return [_decode(r, _VALIDATION_JSON) for r in self.db.query(sql, params)]
+        return list(self.db.query(f"{sql} ORDER BY {key} DESC LIMIT ?", [*params, limit]))
