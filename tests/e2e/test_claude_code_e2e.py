@@ -18,9 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_model import FakeModel, Reply, all_user_text
-from hosts import claude_env, ensure_claude_code
-
-from conftest import unavailable
+from hosts import claude_env
 
 pytestmark = pytest.mark.e2e
 
@@ -59,14 +57,6 @@ def _tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
         for block in message["content"]
         if isinstance(block, dict) and block.get("type") == "tool_result"
     ]
-
-
-@pytest.fixture(scope="module")
-def claude() -> Path:
-    binary, why = ensure_claude_code()
-    if binary is None:
-        unavailable(f"Claude Code could not be installed, so this e2e test did not run: {why}")
-    return binary
 
 
 def test_memory_survives_compact_and_preconditions_deny(claude: Path, tmp_path: Path) -> None:

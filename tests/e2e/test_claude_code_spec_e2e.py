@@ -19,10 +19,8 @@ from convmem.memory.store import MemoryStore
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_model import FakeModel, Reply, all_user_text
-from hosts import claude_env, ensure_claude_code
+from hosts import claude_env
 from test_claude_code_e2e import BUDGET, _blocks, _install
-
-from conftest import unavailable
 
 pytestmark = pytest.mark.e2e
 
@@ -31,15 +29,6 @@ VALIDATION = (
     "[validation]\nenabled = true\nmax_repair_attempts = 2\n"
     'checks = [{id = "no-force", type = "forbidden_terms", terms = ["force push"], block = true}]\n'
 )
-
-
-@pytest.fixture(scope="module")
-def claude() -> Path:
-    binary, why = ensure_claude_code()
-    if binary is None:
-        unavailable(f"Claude Code unavailable, e2e NOT RUN: {why}")
-    assert binary is not None
-    return binary
 
 
 def prompt(

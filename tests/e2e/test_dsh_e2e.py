@@ -30,9 +30,7 @@ from convmem.memory.store import MemoryStore
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_model import FakeModel, Reply, Request
-from hosts import DshInstall, dsh_env, ensure_dsh
-
-from conftest import unavailable
+from hosts import DshInstall, dsh_env
 
 pytestmark = pytest.mark.e2e
 
@@ -87,14 +85,6 @@ with harness:
             ],
         }), flush=True)
 """
-
-
-@pytest.fixture(scope="module")
-def dsh() -> DshInstall:
-    install, why = ensure_dsh()
-    if install is None:
-        unavailable(f"DSH (deepseek-harness-sdk) unavailable, e2e NOT RUN: {why}")
-    return install
 
 
 def blocks_of(body: dict[str, Any]) -> list[str]:

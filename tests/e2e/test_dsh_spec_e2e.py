@@ -22,10 +22,8 @@ from convmem.memory.store import MemoryStore
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_model import FakeModel, Reply, Request, all_user_text
-from hosts import DshInstall, ensure_dsh
+from hosts import DshInstall
 from test_dsh_e2e import COMPACT_PATCH, CONSTRAINT, blocks_of, diagnostics, prepare
-
-from conftest import unavailable
 
 pytestmark = pytest.mark.e2e
 
@@ -83,15 +81,6 @@ with harness:
             "users": users,
         }), flush=True)
 """
-
-
-@pytest.fixture(scope="module")
-def dsh() -> DshInstall:
-    install, why = ensure_dsh()
-    if install is None:
-        unavailable(f"DSH (deepseek-harness-sdk) unavailable, e2e NOT RUN: {why}")
-    assert install is not None
-    return install
 
 
 def run_session(

@@ -21,23 +21,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_model import FakeModel, all_user_text
-from hosts import claude_env, ensure_claude_code
-
-from conftest import unavailable
+from hosts import claude_env
 
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
 CONSTRAINT = "The export job must never run longer than 45 minutes."
-
-
-@pytest.fixture(scope="module")
-def claude() -> Path:
-    binary, why = ensure_claude_code()
-    if binary is None:
-        unavailable(f"Claude Code unavailable, e2e NOT RUN: {why}")
-    assert binary is not None
-    return binary
 
 
 @pytest.fixture(scope="module")

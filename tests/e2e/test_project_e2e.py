@@ -29,7 +29,7 @@ from convmem.memory.store import MemoryStore
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_model import FakeModel
-from hosts import DshInstall, claude_env, ensure_claude_code, ensure_dsh
+from hosts import DshInstall, claude_env
 from test_dsh_e2e import diagnostics, prepare
 
 pytestmark = pytest.mark.e2e
@@ -99,14 +99,6 @@ def check_first_request(blocks: list[str], everything: str) -> None:
 # --- Claude Code ------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def claude() -> Path:
-    binary, why = ensure_claude_code()
-    if binary is None:
-        pytest.skip(f"Claude Code could not be installed, so this e2e test did not run: {why}")
-    return binary
-
-
 def test_claude_code_three_sessions_of_one_project(claude: Path, tmp_path: Path) -> None:
     home, project, store_dir = tmp_path / "home", tmp_path / "proj", tmp_path / "convmem"
     for folder in (home, project / "src", store_dir):
@@ -162,14 +154,6 @@ def test_claude_code_three_sessions_of_one_project(claude: Path, tmp_path: Path)
 
 
 # --- DSH --------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def dsh() -> DshInstall:
-    install, why = ensure_dsh()
-    if install is None:
-        pytest.skip(f"DSH (deepseek-harness-sdk) unavailable, e2e NOT RUN: {why}")
-    return install
 
 
 def test_dsh_two_sessions_of_one_project(dsh: DshInstall, tmp_path: Path) -> None:
