@@ -200,3 +200,14 @@ def dsh_env(dsh_home: str | Path, base_url: str, **extra: str) -> dict[str, str]
     )
     env.update(extra)
     return env
+
+
+def convmem(home: str | Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``convmem --home HOME ARGS`` as a subprocess of this interpreter."""
+    return subprocess.run(
+        [sys.executable, "-m", "convmem", "--home", str(home), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )

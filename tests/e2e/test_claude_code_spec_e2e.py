@@ -6,7 +6,6 @@ the ground truth."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ from convmem.memory.store import MemoryStore
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_model import FakeModel, Reply, all_user_text
-from hosts import claude_env
+from hosts import claude_env, convmem
 from test_claude_code_e2e import BUDGET, _blocks, _install
 
 pytestmark = pytest.mark.e2e
@@ -43,17 +42,6 @@ def prompt(
     assert proc.returncode == 0, f"{text[:60]!r}: {proc.stderr[-2000:]}"
     result: dict[str, Any] = json.loads(proc.stdout)
     return result
-
-
-def convmem(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "convmem", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "CONVMEM_HOME": str(store)},
-        timeout=120,
-        check=False,
-    )
 
 
 def test_the_stop_hook_repairs_a_blocked_reply_a_bounded_number_of_times(

@@ -22,7 +22,7 @@ from convmem.memory.store import MemoryStore
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fake_model import FakeModel, Reply, Request, all_user_text
-from hosts import DshInstall
+from hosts import DshInstall, convmem
 from test_dsh_e2e import COMPACT_PATCH, CONSTRAINT, blocks_of, diagnostics, prepare
 
 pytestmark = pytest.mark.e2e
@@ -129,15 +129,6 @@ def turn_requests(requests: list[Request], task: str) -> list[Request]:
     rest = mains[first + 1 :]
     end = next((i for i, r in enumerate(rest) if not r.last_user_text.startswith(REMINDER)), None)
     return [mains[first], *rest[:end]]
-
-
-def convmem(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "convmem", "--home", str(home), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_block_placement_repairs_and_the_delivered_message(dsh: DshInstall, tmp_path: Path) -> None:
