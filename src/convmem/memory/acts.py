@@ -59,6 +59,11 @@ class Act:
         return f"{self.kind or 'nothing'} ({self.rule})"
 
 
+_NEGATION = re.compile(r"\b(?:not|no|never|don't|dont|can't|won't|isn't|nothing)\b")
+_ZH_NEGATION = re.compile(r"[不别没勿]")
+_WORDS = re.compile(r"\w+")
+
+
 @dataclass(frozen=True)
 class Context:
     """What a clause's surroundings say about it."""
@@ -108,8 +113,7 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
     )
     flag(
         "act:negated",
-        re.search(r"\b(?:not|no|never|don't|dont|can't|won't|isn't|nothing)\b", lower)
-        or (zh and re.search(r"[不别没勿]", low)),
+        _NEGATION.search(lower) or (zh and _ZH_NEGATION.search(low)),
     )
     flag("act:prefer", vocab.PREFER.search(low) or (zh and vocab.ZH_PREFER.search(low)))
     flag("act:open_choice", vocab.OPEN.search(low) or (zh and vocab.ZH_OPEN.search(low)))
@@ -180,8 +184,8 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
         "len:" + ("1-3" if size <= 3 else "4-8" if size <= 8 else "9-16" if size <= 16 else "17+")
     )
     flag("punct:!", "!" in low or "！" in low)
-    flag("punct:colon", re.search(r"[:：]", low))
-    flag("punct:paren", re.search(r"[(（]", low))
+    flag("punct:colon", ":" in low or "：" in low)
+    flag("punct:paren", "(" in low or "（" in low)
     flag("ctx:corrects", ctx.corrects)
     flag("ctx:opener", ctx.opener and not ctx.corrects)
     flag("ctx:after_question", ctx.after_question)
@@ -206,8 +210,9 @@ def _model() -> dict[str, object]:
     return _MODEL
 
 
-def score(names: list[str]) -> dict[str, tuple[float, list[tuple[str, float]]]]:
-    """Per class: the probability and each active feature's weight, from the shipped model."""
+def score(names: list[str]) -> tuple[str, float, list[tuple[str, float]]]:
+    """The most probable class under the shipped model, its probability, and each active
+    feature's weight for it (largest first)."""
     import math
 
     model = _model()
@@ -215,21 +220,16 @@ def score(names: list[str]) -> dict[str, tuple[float, list[tuple[str, float]]]]:
     weights: dict[str, list[float]] = model["weights"]  # type: ignore[assignment]
     bias: list[float] = model["bias"]  # type: ignore[assignment]
     logits = list(bias)
-    parts: list[list[tuple[str, float]]] = [[] for _ in classes]
-    for name in names:
-        row = weights.get(name)
-        if row is None:
-            continue
+    rows = [(name, row) for name in names if (row := weights.get(name)) is not None]
+    for _, row in rows:
         for k, w in enumerate(row):
             logits[k] += w
-            parts[k].append((name, w))
     top = max(logits)
     exp = [math.exp(v - top) for v in logits]
     total = sum(exp)
-    return {
-        c: (exp[k] / total, sorted(parts[k], key=lambda p: (-abs(p[1]), p[0])))
-        for k, c in enumerate(classes)
-    }
+    best = max(range(len(classes)), key=lambda k: (exp[k] / total, classes[k]))
+    parts = sorted(((name, row[best]) for name, row in rows), key=lambda p: (-abs(p[1]), p[0]))
+    return classes[best], exp[best] / total, parts
 
 
 def classify(text: str, ctx: Context = Context()) -> Act:
@@ -237,18 +237,15 @@ def classify(text: str, ctx: Context = Context()) -> Act:
     names, numbers = features(text, ctx)
     stripped = text.strip()
     if len(stripped) < 2 or (
-        not vocab.CJK.search(stripped) and len(re.findall(r"\w+", stripped)) < 2 and not numbers
+        not vocab.CJK.search(stripped) and len(_WORDS.findall(stripped)) < 2 and not numbers
     ):
         return Act(None, "too short", names, numbers)
     if "act:ack" in names and len(stripped) < 40:
         return Act(None, "feedback or small talk", names, numbers)
     if vocab.BARE_NO.match(stripped):
         return Act(None, "a bare no: nothing of its own", names, numbers)
-    probs = score(names)
-    model = _model()
-    floor = float(model.get("min_probability", 0.0))  # type: ignore[arg-type]
-    best = max(probs, key=lambda c: (probs[c][0], c))
-    p, parts = probs[best]
+    best, p, parts = score(names)
+    floor = float(_model().get("min_probability", 0.0))  # type: ignore[arg-type]
     kind = None if best == "none" else best
     if kind is not None and p < floor:
         kind = None

@@ -19,7 +19,7 @@ retraction ("forget the parking thing") retracts the item it names
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from convmem.capture import is_generated, is_user_evidence, user_words
@@ -27,7 +27,7 @@ from convmem.core.text import clip, dedupe_key, stable_id
 from convmem.errors import StoreBusyError
 from convmem.memory import cues
 from convmem.memory.candidates import Candidate, candidates
-from convmem.memory.links import relate
+from convmem.memory import links
 from convmem.memory.models import MemoryItem, StoredEvent
 
 if TYPE_CHECKING:
@@ -62,6 +62,9 @@ class Extractor:
         self.settings = settings
         #: the project's other sessions, whose items a correction may supersede
         self.others: tuple[str, ...] = ()
+        #: the session's newest items in force, as links reads them for every clause;
+        #: read once and kept while nothing is written (only inside a write transaction)
+        self._newest: tuple[str, list[MemoryItem]] | None = None
 
     def run(self, session_id: str, limit: int | None = None) -> ExtractionReport:
         """Retry what is pending, then extract forward from the cursor; with ``limit``,
@@ -112,6 +115,7 @@ class Extractor:
         # not only after thousands of one-event transactions.
         todo = list(events)
         for start in range(0, len(todo), GROUP):
+            self._newest = None  # another process may have written since the last group
             with self.store.transaction():
                 for event in todo[start : start + GROUP]:
                     # another process may have extracted it, or committed an earlier
@@ -132,6 +136,7 @@ class Extractor:
         except StoreBusyError:
             raise  # the lock, not the message: the next run takes it up in order
         except Exception as exc:  # one bad message must not stop the others
+            self._newest = None  # its writes were undone
             report.failed += 1
             self.store.add_pending(session_id, event.seq, f"{type(exc).__name__}: {exc}")
         else:
@@ -202,8 +207,17 @@ class Extractor:
     ) -> MemoryItem | None:
         session_id = event.session_id
         ref = f"seq:{event.seq}"
-        others = self.others
-        link = relate(self.store, session_id, cand, event.seq, made, others) if from_user else None
+        link = None
+        if from_user:
+            link = links.relate(
+                self.store,
+                session_id,
+                cand,
+                event.seq,
+                made,
+                self.others,
+                self._newest_items(session_id),
+            )
         if cand.retraction:
             if link is not None and link.relation == "retracts":
                 self._retract(link.target, event.seq, report)
@@ -221,6 +235,7 @@ class Extractor:
             if ref not in existing.source_refs:
                 refs = sorted({*existing.source_refs, ref}, key=_ref_key)
                 self.store.update_item(existing.id, source_refs_json=_json(refs))
+                self._remember(replace(existing, source_refs=tuple(refs)))
             return None
         if (
             link is not None
@@ -251,6 +266,7 @@ class Extractor:
         )
         if not self.store.insert_item(item):
             return None
+        self._remember(item)
         report.created += 1
         report.items.append(item_id)
         self.store.record_memory_event(
@@ -263,6 +279,7 @@ class Extractor:
         if link is None:
             return item
         old = link.target
+        self._newest = None  # an item changed status: read them again
         if link.relation == "supersedes":
             self.store.update_item(old.id, status="superseded", superseded_by=item_id)
             self.store.record_memory_event(
@@ -281,7 +298,25 @@ class Extractor:
             item = self.store.item(item_id) or item
         return item
 
+    def _remember(self, item: MemoryItem) -> None:
+        """Keep the newest items as the store now holds them: ``item`` was written."""
+        if self._newest is None or self._newest[0] != item.session_id:
+            return
+        kept = [i for i in self._newest[1] if i.id != item.id] + [item]
+        # as the store orders them: derivation seq (NULL first), then id
+        kept.sort(key=lambda i: (-1 if i.derived_from_seq is None else i.derived_from_seq, i.id))
+        self._newest = (item.session_id, kept[-links.NEWEST :])
+
+    def _newest_items(self, session_id: str) -> list[MemoryItem]:
+        if self._newest is None or self._newest[0] != session_id:
+            self._newest = (
+                session_id,
+                self.store.items(session_id, links.STATUSES, newest=links.NEWEST),
+            )
+        return self._newest[1]
+
     def _retract(self, old: MemoryItem, seq: int, report: ExtractionReport) -> None:
+        self._newest = None
         self.store.update_item(old.id, status="retracted")
         self.store.record_memory_event(
             old.id, old.session_id, "retracted", ACTOR,

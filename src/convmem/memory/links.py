@@ -54,12 +54,15 @@ def _pool(
     seq: int,
     same_event: Sequence[MemoryItem],
     others: Sequence[str] = (),
+    newest: Sequence[MemoryItem] | None = None,
 ) -> list[MemoryItem]:
     found: dict[str, MemoryItem] = {}
     # subject and word lookups reach the project's other sessions too: a correction in a
     # later session supersedes the earlier session's item
     where = Scope(session_id, (session_id, *others)) if others else session_id
-    for item in store.items(session_id, STATUSES, newest=NEWEST):
+    if newest is None:
+        newest = store.items(session_id, STATUSES, newest=NEWEST)
+    for item in newest:
         found[item.id] = item
     if cand.topic:
         for item in store.items_by_topic(where, cand.topic, STATUSES):
@@ -139,16 +142,19 @@ def relate(
     seq: int,
     same_event: Sequence[MemoryItem] = (),
     others: Sequence[str] = (),
+    newest: Sequence[MemoryItem] | None = None,
 ) -> Link | None:
     """The one earlier item this candidate supersedes, disputes or retracts, if any.
 
     ``others`` are the project's other sessions (most recently active first) whose
     items count as earlier too; empty when the session remembers only itself.
+    ``newest`` is the session's :data:`NEWEST` items in force, when the caller holds
+    them already (read from the store otherwise).
     """
     if cand.kind in ("open_question", "proposal"):
         return None
     reading = cand.reading
-    pool = _pool(store, session_id, cand, seq, same_event, others)
+    pool = _pool(store, session_id, cand, seq, same_event, others, newest)
     if not pool:
         return None
     if cand.retraction and reading.retract_target:

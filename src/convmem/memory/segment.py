@@ -23,14 +23,14 @@ from dataclasses import dataclass
 # --- pasted material ----------------------------------------------------------------------
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_PASTED_LINE = re.compile(
+# each alternative is anchored at the line's start: tried once, with .match
+_PASTED_START = re.compile(
     "|".join(
         (
             r"^\s*\[?\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{1,2}:\d{2}",  # 2024-03-15 10:22 …
             r"^\s*\[?\d{1,2}:\d{2}:\d{2}",  # 10:22:01 …
             r"^\s*[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}",  # syslog
             r"^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?[\s:|]",
-            r"\blevel=(?:info|warn|warning|error|debug)\b",
             r"^\s*at [\w.$<>\[\]/]+ ?\(",  # JS / Java stack frame
             r"^\s*at [\w.$<>]+ \S+:\d+",
             r'^\s*File "[^"]+", line \d+',  # Python frame
@@ -39,7 +39,6 @@ _PASTED_LINE = re.compile(
             r"^\s*(?:panic|fatal error|goroutine \d+|thread '.*' panicked|Caused by):?",
             r"^\s*#\d+ +0x[0-9a-f]+",
             r"^\s*(?:\$|❯|➜|PS [A-Z]:\\[^>]*>|>>>|>|In \[\d+\]:)\s+\S",  # prompts, quotes
-            r"\S(?: {2,}|\t)\S+(?: {2,}|\t)\S",  # columns
             r"^\s*【[^】]{1,20}】",  # a copied listing
             r"^\s*[\w.-]+@[\w.-]+:[~/][^$#]*[$#]\s",
             r"^\s*(?:npm|yarn|pnpm) (?:ERR!|WARN|error)",
@@ -57,7 +56,6 @@ _PASTED_LINE = re.compile(
             r"^\s*(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP) [A-Z*]",
             r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD) /\S* ",
             r"^\s*\d{3} (?:GET|POST|PUT|DELETE)",
-            r"(?:\w+=\S+\s+){2,}\w+=\S+",  # key=value key=value key=value
             r"^\s*(?:✓|✗|✔|✘|×|√|PASS|FAIL)\s+\S",
             r"^\s{0,3}\d+\s+(?:passed|failed|errors?)\b",
             r"^\s*Process finished with exit code",
@@ -66,6 +64,24 @@ _PASTED_LINE = re.compile(
         )
     )
 )
+_LOG_LEVEL = re.compile(r"\blevel=(?:info|warn|warning|error|debug)\b")
+_COLUMNS = re.compile(r"\S(?: {2,}|\t)\S+(?: {2,}|\t)\S")
+_KEY_VALUES = re.compile(r"(?:\w+=\S+\s+){2,}\w+=\S+")  # key=value key=value key=value
+
+
+def _pasted_line(line: str) -> bool:
+    """Does the line look like something pasted (a log, a trace, a prompt, code, a table)?
+
+    The patterns that may match anywhere in the line run only when the characters they
+    need are there: one combined search over every position cost ~90 µs a line."""
+    return bool(
+        _PASTED_START.match(line)
+        or ("level=" in line and _LOG_LEVEL.search(line))
+        or (("  " in line or "\t" in line) and _COLUMNS.search(line))
+        or (line.count("=") >= 3 and _KEY_VALUES.search(line))
+    )
+
+
 _CODE_END = re.compile(r"[;{}]\s*$|\)\s*[:{]\s*$|^\s*[)}\]];?\s*$")
 _INDENTED = re.compile(r"^(?: {4,}|\t)\S")
 _CONFIG_LINE = re.compile(r"^\s*[\w.\-/]+\s*[:=]\s*\S+\s*$|^[+-](?![-+\s])\S")
@@ -73,11 +89,16 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _SYMBOLS = set("{}[]()<>=;:/\\|_$#@*\"'`~^&%+")
 
 
+#: str.translate table deleting every whitespace character (none lies past U+3000)
+_NO_SPACE = dict.fromkeys(i for i in range(0x3001) if chr(i).isspace())
+
+
 def _symbol_ratio(line: str) -> float:
-    chars = [c for c in line if not c.isspace()]
+    """The share of the line's non-space characters that are code or markup symbols."""
+    chars = line.translate(_NO_SPACE)
     if not chars:
         return 0.0
-    return sum(c in _SYMBOLS for c in chars) / len(chars)
+    return sum(chars.count(c) for c in _SYMBOLS) / len(chars)
 
 
 def _line_kind(line: str) -> str:
@@ -86,8 +107,8 @@ def _line_kind(line: str) -> str:
         return "blank"
     cjk = len(_CJK.findall(line))
     if cjk >= 4 and cjk >= 0.25 * len(line.strip()):
-        return "pasted" if _PASTED_LINE.search(line[:40]) and ":" in line[:12] else "prose"
-    if _PASTED_LINE.search(line):
+        return "pasted" if _pasted_line(line[:40]) and ":" in line[:12] else "prose"
+    if _pasted_line(line):
         return "pasted"
     stripped = line.strip()
     if _INDENTED.match(line) and (_symbol_ratio(stripped) > 0.08 or _CODE_END.search(stripped)):

@@ -167,6 +167,12 @@ _RETRACT = re.compile(
     r"|^先别(?P<h2>[\u3400-\u9fff]{1,4})",
     _I,
 )
+#: Words one of which every retraction above holds: the costly search runs only then.
+_RETRACT_WORDS = re.compile(
+    r"forget|scratch|drop|skip|never|ignore|matter|no need"
+    r"|不用|不需要|不要了|不管了|就算了|取消|可以不管|先放一放|不做了|不搞了|别管|先不|先别",
+    _I,
+)
 
 
 def category(name: str) -> str | None:
@@ -316,7 +322,7 @@ def read(text: str, opener: str = "") -> Reading:
             if old and old.lower() not in _STOP:
                 rejected.append(old)
     retract = None
-    found = _RETRACT.search(whole)
+    found = _RETRACT.search(whole) if _RETRACT_WORDS.search(whole) else None
     if found:
         target = next((g for g in found.groups() if g), None)
         if target:
