@@ -25,9 +25,8 @@ from typing import TYPE_CHECKING, Any
 from convmem.capture import is_generated, is_user_evidence, user_words
 from convmem.core.text import clip, dedupe_key, stable_id
 from convmem.errors import StoreBusyError
-from convmem.memory import cues
+from convmem.memory import cues, links
 from convmem.memory.candidates import Candidate, candidates
-from convmem.memory import links
 from convmem.memory.models import MemoryItem, StoredEvent
 
 if TYPE_CHECKING:
