@@ -226,14 +226,71 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def verdicts(rows: list[dict[str, Any]]) -> list[str]:
+    """Each target of the issue against what this run measured."""
+    out = ["", "targets (issue 15):"]
+
+    def line(what: str, value: float, target: float, most: bool) -> None:
+        met = value <= target if most else value >= target
+        sign = "<=" if most else ">="
+        out.append(
+            f"  {what:<46} {value:>8.2f}  target {sign} {target:<5} {'met' if met else 'MISSED'}"
+        )
+
+    by = {r["build"]["events"]: r for r in rows}
+    for n in sorted(by):
+        b, q, o = by[n]["build"], by[n]["prestep"], by[n]["with_others"]
+        if n >= 10_000:
+            line(
+                f"{n:,}: capture + extraction / bare",
+                b["ratio_to_bare"],
+                TARGETS["capture_ratio"],
+                False,
+            )
+            line(
+                f"{n:,}: last tenth / first tenth",
+                b["last_vs_first"],
+                TARGETS["last_vs_first"],
+                False,
+            )
+            line(
+                f"{n:,}: +9 sessions / alone",
+                o["p50_ms"] / q["p50_ms"],
+                TARGETS["others_factor"],
+                True,
+            )
+        if n >= 100_000:
+            line(f"{n:,}: pre-step p50 ms", q["p50_ms"], TARGETS["p50_ms"], True)
+            ratio = q["p50_ms"] / max(q["bare_p50_ms"], 1e-9)
+            line(f"{n:,}: pre-step p50 / bare FTS5", ratio, TARGETS["p50_to_bare"], True)
+        if n * 10 in by:
+            grow = by[n * 10]["prestep"]["p50_ms"] / q["p50_ms"]
+            line(f"{n:,} -> {n * 10:,}: pre-step p50 growth", grow, TARGETS["growth_per_10x"], True)
+    return out
+
+
+def render(doc: dict[str, Any]) -> list[str]:
+    return [
+        "realscale: one session of real text (LoCoMo turns, this project's code, diffs and"
+        " recorded sessions), batches of 200 through MemoryRuntime.on_events",
+        machine_line(doc["machine"]),
+        *table(doc["sizes"]),
+        *verdicts(doc["sizes"]),
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1e3,1e4")
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--out", type=Path, default=HERE / "results")
     parser.add_argument("--date", default=None)
+    parser.add_argument("--render", type=Path, help="print the text of a saved JSON result")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.render:
+        print("\n".join(render(json.loads(args.render.read_text()))))
+        return 0
     if args.child:
         kind, *rest = args.child
         if kind == "build":
@@ -264,15 +321,7 @@ def main() -> int:
                     Path(str(path) + suffix).unlink(missing_ok=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    lines = [
-        "realscale: one session of real text (LoCoMo turns, this project's code, diffs and"
-        " recorded sessions), batches of 200 through MemoryRuntime.on_events",
-        machine_line(info),
-        *table(rows),
-    ]
-    print("\n".join(lines))
     date = args.date or time.strftime("%Y-%m-%d")
-    args.out.mkdir(parents=True, exist_ok=True)
     doc = {
         "benchmark": "realscale",
         "date": date,
@@ -281,6 +330,9 @@ def main() -> int:
         "targets": TARGETS,
         "sizes": rows,
     }
+    lines = render(doc)
+    print("\n".join(lines))
+    args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"realscale-{date}.json").write_text(json.dumps(doc, indent=2) + "\n")
     (args.out / f"realscale-{date}.txt").write_text("\n".join(lines) + "\n")
     return 0
