@@ -180,11 +180,66 @@ def category(name: str) -> str | None:
     return _CATEGORY.get(name.lower())
 
 
+#: Names that are also everyday words ("I've got", "express delivery", "in spring"):
+#: they name a tool only in technical company (see :func:`named_choices`).
+EVERYDAY_NAMES = frozenset(
+    """got fetch express solid echo render spring black spaces tabs sessions requests logging
+    rails epoch poetry swift rust ruby gin zap swarm drone remix oracle fiber bun nose celery
+    pulsar mocha jasmine tortoise drizzle dragonfly astro sanic travis""".split()
+)
+#: Company that makes an everyday word a tool: code marks, or a word about software.
+_TECH_COMPANY = re.compile(
+    r"`|\b(?:use[sd]?|using|switch(?:ed|ing)?|migrat\w*|install\w*|librar(?:y|ies)|lib|package"
+    r"|framework|client|server|config\w*|version|import\w*|depend\w*|plugin|api|backend"
+    r"|frontend|stack|formatter|linter|format\w*|deploy\w*|instead|versus|vs|indent\w*"
+    r"|http|endpoint|code|tests?|module|sdk|cli|app|repo|project|service)\b"
+    r"|用|换成|改成|框架|库|依赖|部署|配置|缩进|代码",
+    _I,
+)
+#: Everyday words that are verbs far more often than tools ("I've got", "to express
+#: myself"): they count only as code, or named as a tool right there.
+_STRICT_NAMES = ("got", "express")
+_AS_TOOL = {
+    name: re.compile(
+        rf"`{name}(?:\.js)?`|\b{name}\.js\b|\b{name}\s+(?:library|package|client|module"
+        rf"|server|app|framework|middleware|router)\b|\bnpm\s+(?:i|install|add)\s+{name}\b",
+        _I,
+    )
+    for name in _STRICT_NAMES
+}
+
+
 @lru_cache(maxsize=4096)
 def named_choices(text: str) -> tuple[str, ...]:
     """Names of known alternatives in the text, lower-cased, in order (cached: links
-    ask it of the same earlier items for every new clause)."""
-    return tuple(m.group(1).lower() for m in _NAME.finditer(text))
+    ask it of the same earlier items for every new clause).
+
+    A name that is also an everyday word counts only beside another known name (or one
+    of the same kind: "tabs or spaces") or a word about software (:data:`EVERYDAY_NAMES`),
+    and "got" or "express" only as code, named as a tool, or capitalised inside a
+    technical sentence: in real chat "I've got" and "to express myself" are far more
+    common than the libraries."""
+    found = [(m.group(1).lower(), m) for m in _NAME.finditer(text)]
+    if not any(n in EVERYDAY_NAMES for n, _ in found):
+        return tuple(n for n, _ in found)
+    # "tabs or spaces": two names of one kind of thing are a choice between them
+    kinds = [_CATEGORY.get(n) for n in {n for n, _ in found}]
+    technical = (
+        any(n not in EVERYDAY_NAMES for n, _ in found)
+        or len(kinds) != len(set(kinds))
+        or bool(_TECH_COMPANY.search(text))
+    )
+
+    def counts(name: str, m: re.Match[str]) -> bool:
+        if name not in EVERYDAY_NAMES:
+            return True
+        if name not in _AS_TOOL:
+            return technical
+        before = text[: m.start()].rstrip()
+        proper = m.group(1)[0].isupper() and before != "" and before[-1] not in ".!?:\"'“‘"
+        return bool(_AS_TOOL[name].search(text)) or (proper and technical)
+
+    return tuple(n for n, m in found if counts(n, m))
 
 
 def _content_words(np: str) -> list[str]:
