@@ -147,3 +147,31 @@ def test_log_pages_newest_first(store: MemoryStore) -> None:
     changes = store.memory_events_page("s", limit=2)
     assert [c["detail"]["n"] for c in changes] == [6, 5]
     assert store.memory_events_page("other") == []
+
+
+def test_items_by_topic_newest_keeps_the_current_session_and_the_latest(store: MemoryStore) -> None:
+    from convmem.memory.models import Scope
+
+    for n in range(1, 13):
+        sid = "s" if n % 2 else "t"
+        item = _item(n, n, session_id=sid, id=f"mem_{sid}_{n:04d}", status="active", topic="cache")
+        store.insert_item(item)
+    store.insert_item(_item(99, 99, id="mem_s_other", status="active", topic="queue"))
+    assert [i.derived_from_seq for i in store.items_by_topic("s", "cache")] == [1, 3, 5, 7, 9, 11]
+    assert [i.derived_from_seq for i in store.items_by_topic("s", "cache", newest=2)] == [9, 11]
+    # a scope: the current session's newest first, then the other sessions' newest;
+    # the answer in the order of the unbounded lookup (session, then derivation)
+    scope = Scope("t", ("t", "s"))
+    found = store.items_by_topic(scope, "cache", newest=8)
+    assert [(i.session_id, i.derived_from_seq) for i in found] == [
+        ("s", 9),
+        ("s", 11),
+        ("t", 2),
+        ("t", 4),
+        ("t", 6),
+        ("t", 8),
+        ("t", 10),
+        ("t", 12),
+    ]
+    found = store.items_by_topic(scope, "cache", newest=3)
+    assert [(i.session_id, i.derived_from_seq) for i in found] == [("t", 8), ("t", 10), ("t", 12)]

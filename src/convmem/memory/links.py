@@ -1,7 +1,7 @@
 """Which earlier item a new clause corrects, contradicts or withdraws.
 
 Given a :class:`~convmem.memory.candidates.Candidate` and the store, :func:`relate`
-looks at a bounded set of earlier user items — the same subject key (an indexed
+looks at a bounded set of earlier user items — the newest of the same subject key (an indexed
 lookup), full-text matches of the subject, the old value it rejects and the names
 it mentions, and the newest few — and returns at most one :class:`Link`:
 
@@ -65,7 +65,7 @@ def _pool(
     for item in newest:
         found[item.id] = item
     if cand.topic:
-        for item in store.items_by_topic(where, cand.topic, STATUSES):
+        for item in store.items_by_topic(where, cand.topic, STATUSES, newest=MATCHES):
             found.setdefault(item.id, item)
     words = set(subjects.subject_words(cand.topic)) | {
         w for w in (*cand.reading.rejected, *cand.reading.names) if len(w) >= 3

@@ -155,16 +155,28 @@ class ItemStoreMixin:
         return [MemoryItem.from_row(r) for r in rows]
 
     def items_by_topic(
-        self, where: str | Scope, topic: str, statuses: Sequence[str] = ("active", "disputed")
+        self,
+        where: str | Scope,
+        topic: str,
+        statuses: Sequence[str] = ("active", "disputed"),
+        newest: int | None = None,
     ) -> list[MemoryItem]:
-        """Items about this subject key in a session (or a scope's sessions)."""
+        """Items about this subject key in a session (or a scope's sessions); with
+        ``newest``, only the N most recent (the current session's first)."""
         cond, params = session_in("session_id", where)
-        rows = self.db.query(
+        sql = (
             f"SELECT * FROM memory_items WHERE {cond} AND topic = ?"
             f" AND status IN ({','.join('?' * len(statuses))})"
-            " ORDER BY session_id, derived_from_seq, id",
-            [*params, topic, *statuses],
         )
+        params += [topic, *statuses]
+        if newest is not None:
+            order, order_params = scope_order("session_id", where)
+            sql = (
+                f"SELECT * FROM ({sql} ORDER BY {order}, derived_from_seq DESC, id DESC"
+                " LIMIT ?) AS newest"
+            )
+            params += [*order_params, newest]
+        rows = self.db.query(sql + " ORDER BY session_id, derived_from_seq, id", params)
         return [MemoryItem.from_row(r) for r in rows]
 
     def update_item(self, item_id: str, **fields: Any) -> None:
