@@ -6,8 +6,9 @@ when present, ``hook-latency.json``, ``dsh-roundtrip.json`` and ``pg-compare*.js
 
 * draws ``docs/locomo-recall-at-k.png`` (R@k of convmem, BM25 and published
   DRAGON), ``docs/locomo-block-recall.png`` (evidence recall inside the assembled
-  block vs budget) and ``docs/scale-latency.png`` (pre-step p50/p99 vs events,
-  log axes, beside a bare FTS5 MATCH);
+  block vs budget), ``docs/scale-latency.png`` (pre-step p50/p99 vs events,
+  log axes, beside a bare FTS5 MATCH) and ``docs/realscale.png`` (one session of
+  real text: capture + extraction rate and pre-step latency vs its size);
 * rewrites every ``<!-- BEGIN generated:NAME -->`` ... ``<!-- END generated:NAME -->``
   section of ``docs/benchmarks.md`` with a table built from those files, so the
   document's figures always come from the data.
@@ -67,6 +68,7 @@ def load_all(results: Path) -> dict[str, dict[str, Any] | None]:
         "dsh": load(results / "dsh-roundtrip.json"),
         "pg": load(newest(results, "pg-compare*.json") or newest(results, "pg_compare*.json")),
         "range": load(newest(results, "fts-session-range-*.json")),
+        "realscale": load(newest(results, "realscale-2*.json")),
     }
 
 
@@ -221,6 +223,45 @@ def plot_latency(scale: dict[str, Any], out: Path) -> None:
     ax.set_title("Pre-step latency (retrieve + assemble) vs store size")
     ax.set_xlim(min(xs) / 2, max(xs) * 2.5)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def plot_realscale(doc: dict[str, Any], out: Path) -> None:
+    """Two panels, log axes: capture + extraction rate vs session size (bare insert
+    beside it), and pre-step latency vs events (alone, with nine other sessions, and
+    the bare FTS5 query)."""
+    plt = _pyplot()
+    fig, (rate, lat) = plt.subplots(1, 2, figsize=(10.5, 4.6))
+    rows = doc["sizes"]
+    xs = [r["build"]["events"] for r in rows]
+    rate.plot(xs, [r["build"]["bare_events_per_s"] for r in rows], "-s", color="#7f7f7f",
+              label="bare executemany")  # fmt: skip
+    rate.plot(xs, [r["build"]["convmem_events_per_s"] for r in rows], "-o",
+              color=COLORS["convmem"], label="convmem capture + extraction")  # fmt: skip
+    rate.plot(xs, [r["build"]["last_tenth_events_per_s"] for r in rows], ":^",
+              color=COLORS["convmem"], label="convmem, last tenth of the session")  # fmt: skip
+    rate.set_title("Capture + extraction rate vs session size")
+    rate.set_ylabel("events per second")
+    for key, style, label in (
+        ("p50_ms", "-o", "convmem pre-step p50"),
+        ("p99_ms", "--^", "convmem pre-step p99"),
+    ):
+        lat.plot(xs, [r["prestep"][key] for r in rows], style, color=COLORS["convmem"], label=label)
+    lat.plot(xs, [r["with_others"]["p50_ms"] for r in rows], "-D", color="#9467bd",
+             label="convmem p50, 9 other sessions in the store")  # fmt: skip
+    lat.plot(xs, [r["prestep"]["bare_p50_ms"] for r in rows], "-s", color="#7f7f7f",
+             label="bare FTS5 query p50")  # fmt: skip
+    lat.axhline(20.0, color="#d62728", linestyle=":", linewidth=1, label="target p50 ≤ 20 ms")
+    lat.set_title("Pre-step latency vs events in the session")
+    lat.set_ylabel("ms per pre-step")
+    for ax in (rate, lat):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("events in the session")
+        ax.set_xlim(min(xs) / 2, max(xs) * 2)
+        ax.legend(fontsize=8, frameon=False, loc="best")
     fig.tight_layout()
     fig.savefig(out)
     plt.close(fig)
@@ -603,6 +644,41 @@ def sec_scale_profile(res: dict[str, dict[str, Any] | None]) -> str | None:
     return "\n\n".join(parts) or None
 
 
+def sec_realscale(res: dict[str, dict[str, Any] | None]) -> str | None:
+    doc = res["realscale"]
+    if not doc:
+        return None
+    rows = []
+    for r in doc["sizes"]:
+        b, q, o = r["build"], r["prestep"], r["with_others"]
+        rows.append(
+            (
+                f"{b['events']:,}",
+                f"{b['ratio_to_bare']:.3f}× ({b['convmem_events_per_s']:,} vs"
+                f" {b['bare_events_per_s']:,} ev/s)",
+                f"{b['last_vs_first']:.2f}×",
+                f"{b['memory_items']:,}",
+                f"{q['p50_ms']:.1f} / {q['p99_ms']:.1f} ms",
+                f"{q['p50_ms'] / max(q['bare_p50_ms'], 1e-9):.1f}× ({q['bare_p50_ms']:.1f} ms)",
+                f"{o['p50_ms'] / q['p50_ms']:.2f}×",
+            )
+        )
+    head = (
+        "events", "capture + extraction / bare", "last tenth / first", "items",
+        "pre-step p50 / p99", "p50 / bare FTS5", "with 9 other sessions",
+    )  # fmt: skip
+    from realscale import verdicts
+
+    lines = [line.strip() for line in verdicts(doc["sizes"])[2:]]
+    return (
+        table(head, rows, "r" * len(head))
+        + "\n\nAgainst the targets of the issue, as the benchmark prints them:\n\n"
+        + "\n".join(f"- `{line}`" for line in lines)
+        + "\n\n![rate and latency vs session size](realscale.png)"
+        + source(doc)
+    )
+
+
 def sec_hook(res: dict[str, dict[str, Any] | None]) -> str | None:
     return render_generic(res["hook"]) if res["hook"] else None
 
@@ -685,6 +761,7 @@ SECTIONS: dict[str, Callable[[dict[str, dict[str, Any] | None]], str | None]] = 
     "scale-prestep": sec_scale_prestep,
     "scale-profile": sec_scale_profile,
     "fts-session-range": sec_fts_range,
+    "realscale": sec_realscale,
     "hook-latency": sec_hook,
     "dsh-roundtrip": sec_dsh,
     "pg-compare": sec_pg,
@@ -722,6 +799,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             plot_block_recall(res["locomo"], args.docs / "locomo-block-recall.png")
         if res["scale"]:
             plot_latency(res["scale"], args.docs / "scale-latency.png")
+        if res["realscale"]:
+            plot_realscale(res["realscale"], args.docs / "realscale.png")
     md = args.docs / "benchmarks.md"
     if md.exists():
         before = md.read_text("utf-8")

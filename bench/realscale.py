@@ -1,10 +1,10 @@
 """Long sessions of real text: capture + extraction and pre-step as one session grows.
 
-For each size (default 1e3 and 1e4 events; 1e5 takes hours of extraction on 2 cores)
-one session of real text (``realtext.py``: LoCoMo turns as long messages, this
-project's code, diffs and recorded sessions as pasted material and tool results) is
-written, in batches of 200, into two fresh SQLite files with the same schema, indexes
-and triggers, batch by batch, alternating which goes first:
+For each size (default 1e3 and 1e4 events; 1e5, whose store grows to 1e6 events, takes
+about an hour on 2 cores) one session of real text (``realtext.py``: LoCoMo turns as
+long messages, this project's code, diffs and recorded sessions as pasted material and
+tool results) is written, in batches of 200, into two fresh SQLite files with the same
+schema, indexes and triggers, batch by batch, alternating which goes first:
 
 * **bare**: ``executemany`` of the prepared rows (as ``bench/capture.py``);
 * **convmem**: ``MemoryRuntime.on_events``: capture and extraction, as a host runs it.
@@ -20,7 +20,8 @@ extraction would take as long as the session's own).
 
 Usage::
 
-    python bench/realscale.py [--sizes 1e3,1e4] [--queries 100] [--out bench/results]
+    python bench/realscale.py [--sizes 1e3,1e4,1e5] [--queries 100] [--out bench/results]
+    python bench/realscale.py --render bench/results/realscale-DATE.json
 """
 
 from __future__ import annotations
