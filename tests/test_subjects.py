@@ -15,6 +15,10 @@ from convmem.memory.subjects import named_choices
         ("Got it, thanks!", ()),
         ("Painting helps me express how I feel", ()),
         ("I love spring in Japan, the black pines are lovely", ()),
+        ("I used to love spring", ()),
+        # a verb-like name that does not count lends no company to another one
+        ("I got to fetch the kids from school", ()),
+        ("I got a puppy, he loves to fetch", ()),
         # the same words as tools
         ("use `got` instead of axios", ("got", "axios")),
         ("we run an express server on port 3000", ("express",)),

@@ -306,7 +306,13 @@ class Extractor:
         kept.sort(key=lambda i: (-1 if i.derived_from_seq is None else i.derived_from_seq, i.id))
         self._newest = (item.session_id, kept[-links.NEWEST :])
 
-    def _newest_items(self, session_id: str) -> list[MemoryItem]:
+    def _newest_items(self, session_id: str) -> list[MemoryItem] | None:
+        """The session's newest items in force, kept between clauses; None (links reads
+        them itself) where other writers can commit between two clauses: PostgreSQL
+        runs other sessions' extractors and lifecycle commands beside this transaction,
+        SQLite's write transaction keeps every other writer out."""
+        if self.store.backend != "sqlite":
+            return None
         if self._newest is None or self._newest[0] != session_id:
             self._newest = (
                 session_id,

@@ -122,10 +122,11 @@ class ItemStoreMixin:
             sql += f" AND derived_from_seq IN ({','.join('?' * len(seqs))})"
             params += seqs
         if newest is not None:
-            inner = sql + " ORDER BY derived_from_seq DESC, id DESC LIMIT ?"
+            # NULLS LAST/FIRST: SQLite's own order, spelled out for PostgreSQL
+            inner = sql + " ORDER BY derived_from_seq DESC NULLS LAST, id DESC LIMIT ?"
             rows = self.db.query(inner, [*params, newest])
             return [MemoryItem.from_row(r) for r in reversed(rows)]
-        sql += " ORDER BY derived_from_seq, id"
+        sql += " ORDER BY derived_from_seq NULLS FIRST, id"
         return [MemoryItem.from_row(r) for r in self.db.query(sql, params)]
 
     def count_items(self, where: str | Scope, status: str) -> int:
@@ -172,11 +173,12 @@ class ItemStoreMixin:
         if newest is not None:
             order, order_params = scope_order("session_id", where)
             sql = (
-                f"SELECT * FROM ({sql} ORDER BY {order}, derived_from_seq DESC, id DESC"
+                f"SELECT * FROM ({sql} ORDER BY {order}, derived_from_seq DESC NULLS LAST, id DESC"
                 " LIMIT ?) AS newest"
             )
             params += [*order_params, newest]
-        rows = self.db.query(sql + " ORDER BY session_id, derived_from_seq, id", params)
+        order_by = " ORDER BY session_id, derived_from_seq NULLS FIRST, id"
+        rows = self.db.query(sql + order_by, params)
         return [MemoryItem.from_row(r) for r in rows]
 
     def update_item(self, item_id: str, **fields: Any) -> None:

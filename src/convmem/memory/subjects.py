@@ -195,7 +195,7 @@ EVERYDAY_NAMES = frozenset(
 )
 #: Company that makes an everyday word a tool: code marks, or a word about software.
 _TECH_COMPANY = re.compile(
-    r"`|\b(?:use[sd]?|using|switch(?:ed|ing)?|migrat\w*|install\w*|librar(?:y|ies)|lib|package"
+    r"`|\b(?:uses?(?!\s+to\b)|using|switch(?:ed|ing)?|migrat\w*|install\w*|librar(?:y|ies)|lib|package"
     r"|framework|client|server|config\w*|version|import\w*|depend\w*|plugin|api|backend"
     r"|frontend|stack|formatter|linter|format\w*|deploy\w*|instead|versus|vs|indent\w*"
     r"|http|endpoint|code|tests?|module|sdk|cli|app|repo|project|service)\b"
@@ -228,24 +228,22 @@ def named_choices(text: str) -> tuple[str, ...]:
     found = [(m.group(1).lower(), m) for m in _NAME.finditer(text)]
     if not any(n in EVERYDAY_NAMES for n, _ in found):
         return tuple(n for n, _ in found)
-    # "tabs or spaces": two names of one kind of thing are a choice between them
-    kinds = [_CATEGORY.get(n) for n in {n for n, _ in found}]
-    technical = (
-        any(n not in EVERYDAY_NAMES for n, _ in found)
-        or len(kinds) != len(set(kinds))
-        or bool(_TECH_COMPANY.search(text))
-    )
+    company = bool(_TECH_COMPANY.search(text))
 
-    def counts(name: str, m: re.Match[str]) -> bool:
-        if name not in EVERYDAY_NAMES:
-            return True
-        if name not in _AS_TOOL:
-            return technical
+    def strict(name: str, m: re.Match[str]) -> bool:
+        """A verb-like name ("got") as a tool: code, named so, or a capital in company."""
         before = text[: m.start()].rstrip()
         proper = m.group(1)[0].isupper() and before != "" and before[-1] not in ".!?:\"'“‘"
-        return bool(_AS_TOOL[name].search(text)) or (proper and technical)
+        return bool(_AS_TOOL[name].search(text)) or (proper and company)
 
-    return tuple(n for n, m in found if counts(n, m))
+    # verb-like names decide alone; the others may lean on each other below
+    kept = [(n, m) for n, m in found if n not in _AS_TOOL or strict(n, m)]
+    # "tabs or spaces": two names of one kind of thing are a choice between them
+    kinds = [_CATEGORY.get(n) for n in {n for n, _ in kept}]
+    technical = (
+        company or any(n not in EVERYDAY_NAMES for n, _ in kept) or len(kinds) != len(set(kinds))
+    )
+    return tuple(n for n, _ in kept if n not in EVERYDAY_NAMES or n in _AS_TOOL or technical)
 
 
 def _content_words(np: str) -> list[str]:
