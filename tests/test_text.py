@@ -72,3 +72,29 @@ def test_stable_ids_are_deterministic_and_session_scoped() -> None:
     assert a != t.stable_id("mem", "sess-2", "constraint", "x")
     assert a.startswith("mem_sess1_") and len(a.split("_")[2]) == 16
     assert t.canonical_json({"b": 1, "a": [1, "é"]}) == '{"a":[1,"é"],"b":1}'
+
+
+def test_collapse_spaces_joins_every_run_of_whitespace() -> None:
+    # the token estimate once defined a second _SPACES (one ASCII space character)
+    # under the same name, and this collapsed nothing
+    assert t.collapse_spaces("  a   b\n\n c\u3000d\t e ") == "a b c d e"
+    assert t.dedupe_key("Keep p95\nunder  200 ms") == t.dedupe_key("keep p95 under 200 ms")
+
+
+@pytest.mark.parametrize(
+    "text", ["", "plain words 123!", "我们的预算是3000元", "ä — “q” 😀\x0b", "a\tb\r\nc  {x: 1}"]
+)
+def test_estimate_tokens_counts_character_classes(text: str) -> None:
+    import math
+    import re
+
+    cjk = t.count_cjk(text)
+    letters = len(re.findall(r"[A-Za-z]", text))
+    digits = len(re.findall(r"[0-9]", text))
+    spaces = len(re.findall(r"[ \t\r\n]", text))
+    punct = len(re.findall(r"[!-/:-@\[-`{-~]", text))
+    other = len(text) - cjk - letters - digits - spaces - punct
+    expected = math.ceil(
+        cjk / 1.5 + letters / 4.3 + digits / 1 + punct / 1.8 + spaces / 14 + other / 1.1
+    )
+    assert t.estimate_tokens(text) == expected

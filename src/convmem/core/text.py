@@ -10,6 +10,7 @@ import hashlib
 import json
 import math
 import re
+import string
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
@@ -107,10 +108,16 @@ def count_cjk(text: str) -> int:
     return len(_CJK.findall(text))
 
 
-_LETTERS = re.compile(r"[A-Za-z]")
-_DIGITS = re.compile(r"[0-9]")
-_SPACES = re.compile(r"[ \t\r\n]")
-_PUNCT = re.compile(r"[!-/:-@\[-`{-~]")
+#: Each ASCII character as its class for :func:`estimate_tokens`: letter, digit, space
+#: or punctuation (one pass of str.translate, then four counts).
+_ASCII_CLASS = str.maketrans(
+    {
+        **dict.fromkeys(string.ascii_letters, "a"),
+        **dict.fromkeys(string.digits, "d"),
+        **dict.fromkeys(" \t\r\n", "s"),
+        **dict.fromkeys(string.punctuation, "p"),
+    }
+)
 
 
 def estimate_tokens(text: str) -> int:
@@ -124,10 +131,11 @@ def estimate_tokens(text: str) -> int:
     against real tokenizers (docs/benchmarks.md).
     """
     cjk = count_cjk(text)
-    letters = len(_LETTERS.findall(text))
-    digits = len(_DIGITS.findall(text))
-    spaces = len(_SPACES.findall(text))
-    punct = len(_PUNCT.findall(text))
+    classes = text.translate(_ASCII_CLASS)
+    letters = classes.count("a")
+    digits = classes.count("d")
+    spaces = classes.count("s")
+    punct = classes.count("p")
     other = len(text) - cjk - letters - digits - spaces - punct
     return math.ceil(
         cjk / CJK_CHARS_PER_TOKEN
