@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from convmem.core.constants import BLOCK_MARKER, COMPACTION_EVENT_TYPES
-from convmem.core.text import collapse_spaces, count_cjk
+from convmem.core.text import ascii_classes, collapse_spaces, count_cjk
 
 if TYPE_CHECKING:
     from convmem.config import Settings
@@ -62,7 +62,6 @@ def utf16_units(text: str) -> int:
 
 
 _IDS = re.compile(r"\bmem_\w+")
-_ASCII_LETTERS = re.compile(r"[A-Za-z]")
 _REFS = re.compile(r"\[ev [^\]]*\]|\(seq:[^)]*\)")
 
 
@@ -212,7 +211,7 @@ def person_locale(store: MemoryStore, session_id: str, setting: str) -> str:
         if not is_user_evidence(event.type, event.source_kind, event.text):
             continue
         cjk = count_cjk(event.text)
-        latin = len(_ASCII_LETTERS.findall(event.text))
+        latin = ascii_classes(event.text)[0]
         if cjk == 0 and latin == 0:
             continue
         total += 1

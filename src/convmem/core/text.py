@@ -120,6 +120,13 @@ _ASCII_CLASS = str.maketrans(
 )
 
 
+def ascii_classes(text: str) -> tuple[int, int, int, int]:
+    """How many ASCII letters, digits, spaces (space, tab, CR, LF) and punctuation
+    characters the text holds: one str.translate, then four counts."""
+    classes = text.translate(_ASCII_CLASS)
+    return classes.count("a"), classes.count("d"), classes.count("s"), classes.count("p")
+
+
 def estimate_tokens(text: str) -> int:
     """An estimate of a text's tokens by character class, no tokenizer needed.
 
@@ -131,11 +138,7 @@ def estimate_tokens(text: str) -> int:
     against real tokenizers (docs/benchmarks.md).
     """
     cjk = count_cjk(text)
-    classes = text.translate(_ASCII_CLASS)
-    letters = classes.count("a")
-    digits = classes.count("d")
-    spaces = classes.count("s")
-    punct = classes.count("p")
+    letters, digits, spaces, punct = ascii_classes(text)
     other = len(text) - cjk - letters - digits - spaces - punct
     return math.ceil(
         cjk / CJK_CHARS_PER_TOKEN

@@ -89,13 +89,9 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _SYMBOLS = set("{}[]()<>=;:/\\|_$#@*\"'`~^&%+")
 
 
-#: str.translate table deleting every whitespace character (none lies past U+3000)
-_NO_SPACE = dict.fromkeys(i for i in range(0x3001) if chr(i).isspace())
-
-
 def _symbol_ratio(line: str) -> float:
     """The share of the line's non-space characters that are code or markup symbols."""
-    chars = line.translate(_NO_SPACE)
+    chars = "".join(line.split())  # split() cuts at every character isspace() knows
     if not chars:
         return 0.0
     return sum(chars.count(c) for c in _SYMBOLS) / len(chars)
