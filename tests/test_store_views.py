@@ -12,7 +12,7 @@ import pytest
 from conftest import new_store
 from convmem.capture import Capture, Event
 from convmem.config import load_settings
-from convmem.memory.models import MemoryItem
+from convmem.memory.models import MemoryItem, Scope
 from convmem.memory.store import MemoryStore
 
 TYPES = ("user/message", "assistant/message", "tool/call", "tool/result", "compaction/summary")
@@ -150,8 +150,6 @@ def test_log_pages_newest_first(store: MemoryStore) -> None:
 
 
 def test_items_by_topic_newest_keeps_the_current_session_and_the_latest(store: MemoryStore) -> None:
-    from convmem.memory.models import Scope
-
     for n in range(1, 13):
         sid = "s" if n % 2 else "t"
         item = _item(n, n, session_id=sid, id=f"mem_{sid}_{n:04d}", status="active", topic="cache")
