@@ -19,7 +19,7 @@ from pathlib import Path
 
 from convmem.capture import Capture, Event
 from convmem.config import load_settings
-from convmem.core.db import MemoryDatabase
+from convmem.core.db import MemoryDatabase, register_functions
 from convmem.core.text import normalize_text, sha256_hex
 from convmem.ingest import ingest_file
 from convmem.memory.store import MemoryStore
@@ -65,6 +65,7 @@ def bare_rows(events: list[Event]) -> list[tuple[object, ...]]:
 def run_bare(path: Path, rows: list[tuple[object, ...]]) -> float:
     MemoryDatabase(path).close()  # same schema, same FTS index and triggers
     conn = sqlite3.connect(path, isolation_level=None)
+    register_functions(conn)  # the word index's trigger calls it
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     start = time.perf_counter()

@@ -58,7 +58,7 @@ sys.path.insert(1, str(HERE.parent / "src"))
 from capture import INSERT, bare_rows  # noqa: E402  (bench/capture.py)
 from convmem.capture import Capture  # noqa: E402
 from convmem.config import load_settings  # noqa: E402
-from convmem.core.db import MemoryDatabase  # noqa: E402
+from convmem.core.db import MemoryDatabase, register_functions  # noqa: E402
 from convmem.memory.store import MemoryStore, fts_phrase  # noqa: E402
 from convmem.retrieval import query_signals  # noqa: E402
 from convmem.runtime import MemoryRuntime  # noqa: E402
@@ -141,6 +141,7 @@ def child_build(size: int, db: Path, bare: Path) -> dict[str, Any]:
     """Stream the mix into a bare and a convmem database, timing only the inserts."""
     MemoryDatabase(bare).close()  # same schema, FTS index and triggers
     conn = sqlite3.connect(bare, isolation_level=None)
+    register_functions(conn)  # the word index's trigger calls it
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     store = MemoryStore.open(str(db))

@@ -80,6 +80,7 @@ BACKEND_MODULES = frozenset(
         "test_retrieval",
         "test_skills",
         "test_store_search",
+        "test_word_index",
         "test_validation",
         "test_store_views",
         "test_projects",

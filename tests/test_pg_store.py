@@ -132,6 +132,11 @@ def test_search_returns_the_same_rows_and_scores_on_both_backends(
     assert [(e.seq, r) for e, r in shared.search_events(session, terms, 50)] == [
         (e.seq, r) for e, r in lite.search_events(session, terms, 50)
     ]
+    # the person's messages alone: the word index when every term is a word
+    messages = ("user/message",)
+    assert [(e.seq, r) for e, r in shared.search_events(session, terms, 50, messages)] == [
+        (e.seq, r) for e, r in lite.search_events(session, terms, 50, messages)
+    ]
     statuses = ("active",)
     assert [(m.id, r) for m, r in shared.search_items(session, terms, 50, statuses)] == [
         (m.id, r) for m, r in lite.search_items(session, terms, 50, statuses)
@@ -204,6 +209,9 @@ def test_oldest_schema_migrates_forward(pg_pool: pg_server.SchemaPool) -> None:
     try:
         assert store.schema_version() == SCHEMA_VERSION
         assert [e.text for e in store.events("old")] == ["kept across migrations"]
+        # v7 indexed the message stored before it by word
+        found = store.search_events("old", ["migration"], 5, ("user/message",))
+        assert [e.seq for e, _ in found] == [1]
         assert store.latest_validation_log() is None  # v2 table exists now
         assert store.meta(f"migration:{MIGRATIONS[-1][0]}") is not None
     finally:

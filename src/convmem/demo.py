@@ -4,6 +4,11 @@ Events are fed one at a time; before each real user message the runtime is asked
 for its pre-step block, exactly as an adapter does. The demo reports the block
 the host gets for the first question asked after the compaction, when the early
 constraints have left the model's context.
+
+A replay starts from an empty session: a demo session left by an earlier run is
+removed first. Replayed over its own stored events, a step would be ranked with the
+statistics of the turns that come after it, which a host never sees, and the block
+would not be the one a first run shows.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ class DemoResult:
     question: str
     block: str
     log_id: int | None
+    replaced: bool = False
 
 
 def demo_events() -> list[Event]:
@@ -42,9 +48,12 @@ def replay(runtime: MemoryRuntime, events: list[Event] | None = None) -> DemoRes
     """Feed the conversation event by event, assembling before each user message."""
     events = demo_events() if events is None else events
     session_id = events[0].session_id
+    replaced = runtime.store.count_events(session_id) > 0
+    if replaced:
+        runtime.store.purge_session(session_id)
     runtime.session_start(session_id, "startup", origin="demo")
     compactions: list[int] = []
-    result = DemoResult(session_id, len(events), 0, compactions, None, "", "", None)
+    result = DemoResult(session_id, len(events), 0, compactions, None, "", "", None, replaced)
     for event in events:
         if event.type in COMPACTION_EVENT_TYPES:
             compactions.append(event.seq)

@@ -8,6 +8,7 @@ is safe: it is only ever read, never turned into query syntax.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from convmem.core.stopwords import QUERY_STOPWORDS
@@ -101,6 +102,50 @@ def query_signals(text: str, max_tokens: int = 160) -> QuerySignals:
         paths=found_paths,
         quotes=quotes,
     )
+
+
+def word_key(term: str) -> str:
+    """A query term or an indexed word as the word index holds it: no apostrophes.
+
+    What is left is letters and digits only, one token for FTS5's ``ascii`` tokenizer
+    (which splits on ASCII punctuation and folds nothing else), so SQLite's index and
+    PostgreSQL's arrays see the same words.
+    """
+    return term.replace("'", "")
+
+
+def index_words(text: str) -> list[str]:
+    """The words of a message the word index holds, in order with repeats.
+
+    The mirror of :func:`query_signals`' terms: lower-cased non-CJK words that are not
+    stopwords or numbers, three characters or more. Unstemmed, so that a term (a
+    prefix stem) finds every word it begins: ``cach`` finds cache, caches, caching.
+    """
+    out: list[str] = []
+    for word in latin_words(text):
+        if word in QUERY_STOPWORDS or word.isdigit():
+            continue
+        key = word_key(word)
+        if len(key) >= 3:
+            out.append(key)
+    return out
+
+
+def word_terms(terms: Iterable[str]) -> list[str] | None:
+    """``terms`` as word-index prefixes, or None when one of them is not a word.
+
+    A CJK trigram (or anything :func:`index_words` would not produce) needs the
+    substring index; the caller then keeps that for the whole query. A term shorter
+    than three characters without its apostrophes is left out.
+    """
+    out: list[str] = []
+    for term in terms:
+        key = word_key(term.casefold())
+        if not key.isalnum() or cjk_runs(key):
+            return None
+        if len(key) >= 3:  # "it's" -> "its": too short to rank, as for a substring
+            out.append(key)
+    return list(dict.fromkeys(out))
 
 
 def selective(terms: tuple[str, ...], limit: int) -> tuple[str, ...]:

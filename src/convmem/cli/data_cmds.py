@@ -267,6 +267,8 @@ def demo(obj: Any) -> None:
     runtime = obj.runtime
     click.echo(f"convmem demo: replaying a shipped conversation into {obj.settings.db_path}")
     result = replay(runtime)
+    if result.replaced:
+        click.echo(f"(the session {result.session_id!r} of an earlier demo was replaced)")
     store = runtime.store
     items = store.items(result.session_id, ("active", "superseded", "disputed"))
     superseded = sum(1 for i in items if i.status == "superseded")

@@ -73,6 +73,10 @@ COMPACTION_EVENT_TYPES: Final = (
     "compaction/end",
 )
 
+#: The person's own messages: the evidence a block quotes by default, and what the
+#: word index (``words_fts``; ``message_words`` on PostgreSQL) holds.
+PERSON_MESSAGE: Final = "user/message"
+
 CAPTURED_EVENT_TYPES: Final = (
     "user/message",
     "assistant/message",

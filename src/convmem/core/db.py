@@ -76,6 +76,7 @@ class MemoryDatabase:
                 self.path, isolation_level=None, cached_statements=256, check_same_thread=False
             )
             self.conn.row_factory = sqlite3.Row
+            register_functions(self.conn)
             self.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if self.path != ":memory:":
                 self._enable_wal()
@@ -243,7 +244,7 @@ class MemoryDatabase:
         try:
             rows = self.conn.execute("PRAGMA integrity_check").fetchall()
             problems += [str(r[0]) for r in rows if str(r[0]) != "ok"]
-            for table in ("events_fts", "memory_fts", "rules_fts"):
+            for table in ("events_fts", "memory_fts", "rules_fts", "words_fts"):
                 exists = self.conn.execute(
                     "SELECT 1 FROM sqlite_master WHERE name = ?", (table,)
                 ).fetchone()
@@ -266,6 +267,27 @@ class MemoryDatabase:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def register_functions(conn: sqlite3.Connection) -> None:
+    """Give a connection the SQL functions convmem's schema calls (its triggers do).
+
+    Every :class:`MemoryDatabase` has them; a bare ``sqlite3`` connection that writes
+    events (a benchmark's baseline) must call this first.
+    """
+    conn.create_function("convmem_words", 1, _words, deterministic=True)
+
+
+def _words(text: object) -> str:
+    """``convmem_words()`` in SQL: what the word index holds for a message's text.
+
+    Never raises: an exception here would fail the insert of the event itself.
+    """
+    if not isinstance(text, str):
+        return ""
+    from convmem.query import index_words
+
+    return " ".join(index_words(text))
 
 
 def _prepare_file(path: Path) -> None:

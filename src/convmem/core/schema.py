@@ -10,14 +10,20 @@ change is a new migration appended at the end.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 
-class _Executor(Protocol):
+class Executor(Protocol):
+    """What a migration runs on: a database inside the migration's transaction."""
+
     def execute_script(self, sql: str) -> None: ...
 
+    def execute(self, sql: str, params: Any = (), /) -> Any: ...
 
-Migration = Callable[[_Executor], None]
+    def query(self, sql: str, params: Any = (), /) -> list[Any]: ...
+
+
+Migration = Callable[[Executor], None]
 
 MIGRATIONS: list[tuple[str, Migration]] = []
 
@@ -61,7 +67,7 @@ def _fts(table: str, column: str, name: str) -> str:
 
 
 @migration
-def v1_core(db: _Executor) -> None:
+def v1_core(db: Executor) -> None:
     """Every table of the data model except validation logs."""
     db.execute_script(
         """
@@ -248,7 +254,7 @@ def v1_core(db: _Executor) -> None:
 
 
 @migration
-def v2_validation_logs(db: _Executor) -> None:
+def v2_validation_logs(db: Executor) -> None:
     """An audit row per validation run over committed assistant output."""
     db.execute_script(
         """
@@ -273,7 +279,7 @@ def v2_validation_logs(db: _Executor) -> None:
 
 
 @migration
-def v3_host_cursors(db: _Executor) -> None:
+def v3_host_cursors(db: Executor) -> None:
     """Where an adapter stopped reading a host's own log (e.g. a transcript byte offset)."""
     db.execute_script(
         """
@@ -290,7 +296,7 @@ def v3_host_cursors(db: _Executor) -> None:
 
 
 @migration
-def v4_item_order_indexes(db: _Executor) -> None:
+def v4_item_order_indexes(db: Executor) -> None:
     """Indexes for the per-step item lookups: newest by status, and by source event."""
     db.execute_script(
         """
@@ -311,7 +317,7 @@ SAID_AT_BACKFILL = """
 
 
 @migration
-def v5_projects(db: _Executor) -> None:
+def v5_projects(db: Executor) -> None:
     """The project dimension: a project's sessions by an index, and when each item was said.
 
     A session's project stays a column of ``sessions`` (no event is rewritten); a
@@ -334,13 +340,46 @@ ITEM_LOOKUP_INDEXES = """
 
 
 @migration
-def v6_item_lookup_indexes(db: _Executor) -> None:
+def v6_item_lookup_indexes(db: Executor) -> None:
     """Indexes for lookups that otherwise scan a session: items by content hash whatever
     the status and by subject key in source order (extraction asks both per clause),
     and events by session alone, whose next column is the rowid, so that a session's
     lowest and highest rowid are two index seeks (the full-text search reads only
     that range of the index, see ``MemoryStore.search_events``)."""
     db.execute_script(ITEM_LOOKUP_INDEXES + "CREATE INDEX events_session ON events(session_id);")
+
+
+@migration
+def v7_message_words(db: Executor) -> None:
+    """A word index over the person's messages (``words_fts``), what a pre-step's
+    ranked evidence search reads by default.
+
+    The trigram index matches any substring, so each term of a query intersects
+    several long trigram doclists, and ``bm25()`` counts them all; here a term is one
+    word prefix over the person's messages only. The indexed text is
+    ``convmem_words(text)`` (:func:`convmem.query.index_words` joined by spaces, a
+    function each connection registers), kept in sync by triggers on ``events``; the
+    ``ascii`` tokenizer splits it back into exactly those words."""
+    db.execute_script(
+        """
+        CREATE VIRTUAL TABLE words_fts USING fts5(words, tokenize='ascii');
+        CREATE TRIGGER words_fts_ai AFTER INSERT ON events
+        WHEN new.type = 'user/message' BEGIN
+            INSERT INTO words_fts(rowid, words) VALUES (new.rowid, convmem_words(new.text));
+        END;
+        CREATE TRIGGER words_fts_ad AFTER DELETE ON events
+        WHEN old.type = 'user/message' BEGIN
+            DELETE FROM words_fts WHERE rowid = old.rowid;
+        END;
+        CREATE TRIGGER words_fts_au AFTER UPDATE OF text, type ON events BEGIN
+            DELETE FROM words_fts WHERE rowid = old.rowid;
+            INSERT INTO words_fts(rowid, words)
+                SELECT new.rowid, convmem_words(new.text) WHERE new.type = 'user/message';
+        END;
+        INSERT INTO words_fts(rowid, words)
+            SELECT rowid, convmem_words(text) FROM events WHERE type = 'user/message';
+        """
+    )
 
 
 SCHEMA_VERSION = len(MIGRATIONS)

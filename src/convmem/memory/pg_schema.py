@@ -22,17 +22,9 @@ end of both lists.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Protocol
-
 from convmem.core import schema as sqlite_schema
-
-
-class _Executor(Protocol):
-    def execute_script(self, sql: str) -> None: ...
-
-
-Migration = Callable[[_Executor], None]
+from convmem.core.constants import PERSON_MESSAGE
+from convmem.core.schema import Executor, Migration
 
 MIGRATIONS: list[tuple[str, Migration]] = []
 
@@ -57,7 +49,15 @@ def migration(func: Migration) -> Migration:
 
 def _fts(table: str, column: str, storage: str) -> str:
     """A trigram GIN index over ``table.column`` and triggers that keep ``fts_stats``."""
-    tokens = TRIGRAM_TOKENS.format(column=column)
+    return f"""
+    CREATE INDEX {table}_{column}_trgm ON {table}
+        USING gin (session_id, lower({column}) gin_trgm_ops) WITH ({storage});
+    """ + _stats_triggers(table, TRIGRAM_TOKENS.format(column=column))
+
+
+def _stats_triggers(table: str, tokens: str) -> str:
+    """Statement-level triggers that keep ``fts_stats`` for ``table``: one document per
+    row, ``tokens`` (an expression over the row) tokens."""
     upsert = (
         "INSERT INTO fts_stats AS s (tbl, session_id, docs, tokens)"
         " SELECT '{table}', session_id, sum(docs), sum(tokens) FROM ({rows}) d"
@@ -68,8 +68,6 @@ def _fts(table: str, column: str, storage: str) -> str:
     added = f"SELECT session_id, 1 AS docs, {tokens} AS tokens FROM new_rows"
     removed = f"SELECT session_id, -1 AS docs, -{tokens} AS tokens FROM old_rows"
     return f"""
-    CREATE INDEX {table}_{column}_trgm ON {table}
-        USING gin (session_id, lower({column}) gin_trgm_ops) WITH ({storage});
     CREATE FUNCTION {table}_fts_stats() RETURNS trigger LANGUAGE plpgsql
     SET search_path FROM CURRENT AS $$
     BEGIN
@@ -95,7 +93,7 @@ def _fts(table: str, column: str, storage: str) -> str:
 
 
 @migration
-def v1_core(db: _Executor) -> None:
+def v1_core(db: Executor) -> None:
     """Every table of the data model except validation logs."""
     db.execute_script(
         """
@@ -292,7 +290,7 @@ def v1_core(db: _Executor) -> None:
 
 
 @migration
-def v2_validation_logs(db: _Executor) -> None:
+def v2_validation_logs(db: Executor) -> None:
     """An audit row per validation run over committed assistant output."""
     db.execute_script(
         """
@@ -317,7 +315,7 @@ def v2_validation_logs(db: _Executor) -> None:
 
 
 @migration
-def v3_host_cursors(db: _Executor) -> None:
+def v3_host_cursors(db: Executor) -> None:
     """Where an adapter stopped reading a host's own log (e.g. a transcript byte offset)."""
     db.execute_script(
         """
@@ -338,7 +336,7 @@ migration(sqlite_schema.v4_item_order_indexes)
 
 
 @migration
-def v5_projects(db: _Executor) -> None:
+def v5_projects(db: Executor) -> None:
     """The project dimension: a project's sessions by an index, and when each item was said."""
     db.execute_script(
         "CREATE INDEX sessions_project ON sessions(project, updated_at);\n"
@@ -349,9 +347,51 @@ def v5_projects(db: _Executor) -> None:
 
 
 @migration
-def v6_item_lookup_indexes(db: _Executor) -> None:
+def v6_item_lookup_indexes(db: Executor) -> None:
     """Items by content hash and by subject key in source order (extraction's lookups)."""
     db.execute_script(sqlite_schema.ITEM_LOOKUP_INDEXES)
+
+
+@migration
+def v7_message_words(db: Executor) -> None:
+    """The word index over the person's messages (SQLite's ``message_words``).
+
+    A row per message: its words (:func:`convmem.query.index_words`, joined by single
+    spaces, which convmem computes when it inserts the event) and how many there are.
+    A term is a word prefix: ``' ' || words LIKE '% term%'`` through a trigram GIN
+    index finds the rows, and ``fts_stats`` keeps the session's documents and words
+    for BM25. Rows go with their event (a foreign key that cascades); events already
+    stored are indexed when the migration runs (``PgDatabase.migrate``).
+    """
+    db.execute_script(
+        f"""
+        CREATE TABLE message_words (
+            session_id TEXT COLLATE "C" NOT NULL,
+            seq BIGINT NOT NULL,
+            words TEXT COLLATE "C" NOT NULL,
+            n BIGINT NOT NULL,
+            PRIMARY KEY (session_id, seq),
+            FOREIGN KEY (session_id, seq) REFERENCES events (session_id, seq) ON DELETE CASCADE
+        );
+        CREATE INDEX message_words_trgm ON message_words
+            USING gin (session_id, (' ' || words) gin_trgm_ops) WITH ({_EVENTS_GIN});
+        {_stats_triggers("message_words", "n")}
+        """
+    )
+    from convmem.memory.pg_search import WORDS_INSERT, words_insert
+
+    after: tuple[str, int] = ("", -1)
+    while True:
+        rows = db.query(
+            "SELECT session_id, seq, type, content_hash, text FROM events"
+            " WHERE type = ? AND (session_id, seq) > (?, ?) ORDER BY session_id, seq LIMIT 1000",
+            (PERSON_MESSAGE, *after),
+        )
+        if not rows:
+            return
+        keys = ("session_id", "seq", "type", "content_hash", "text")
+        db.execute(WORDS_INSERT, words_insert(tuple(r[k] for k in keys) for r in rows))
+        after = (rows[-1]["session_id"], rows[-1]["seq"])
 
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -25,10 +25,11 @@ database holds (counting a term over every session is a scan per term).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from convmem.core.constants import PERSON_MESSAGE
 from convmem.memory.store import like_pattern
 
 #: FTS5's bm25() parameters (``fts5_aux.c``).
@@ -41,18 +42,71 @@ _ASCII_SPECIAL = re.compile(r"([\x20-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e])")
 
 @dataclass(frozen=True)
 class Corpus:
-    """A searchable table: its text column, row key, the column a search filters on,
-    and the order of equal ranks (SQLite's)."""
+    """A searchable table: the table whose rows a search returns, its text column, row
+    key, the column a search filters on, and the order of equal ranks (SQLite's).
+
+    ``index`` is the table the terms are looked up in (its rows share the returned
+    table's session and key), ``searched`` the text they are matched against and
+    ``length`` a row's document length, both SQL over the index row ``x``.
+    """
 
     table: str
     column: str
     key: str
     kind: str
     order: tuple[str, ...]
+    index: str = ""
+    searched: str = ""
+    length: str = ""
+
+    @property
+    def words(self) -> bool:
+        """Terms are word prefixes (SQLite's ``words_fts``), not substrings."""
+        return self.index == "message_words"
 
 
-EVENTS = Corpus("events", "text", "seq", "type", ("sid", "k"))
-ITEMS = Corpus("memory_items", "content", "id", "status", ("k",))
+EVENTS = Corpus(
+    "events", "text", "seq", "type", ("sid", "k"), "events", "lower(x.text)",
+    "greatest(char_length(x.text) - 2, 0)",
+)  # fmt: skip
+ITEMS = Corpus(
+    "memory_items", "content", "id", "status", ("k",), "memory_items", "lower(x.content)",
+    "greatest(char_length(x.content) - 2, 0)",
+)  # fmt: skip
+#: The person's messages by word (SQLite's ``words_fts``): a term is a word prefix,
+#: found as ``' ' || term`` in the row's words joined by spaces; a row has ``n`` words.
+MESSAGE_WORDS = Corpus(
+    "events", "text", "seq", "type", ("sid", "k"), "message_words", "' ' || x.words", "x.n"
+)
+
+#: The words of the person's messages, for those of the given events that are stored
+#: (type and content hash checked against ``events``, so an insert that was ignored
+#: for an existing key indexes nothing).
+WORDS_INSERT = """
+    INSERT INTO message_words (session_id, seq, words, n)
+    SELECT u.s, u.q, u.w, u.n
+    FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::bigint[]) AS u(s, q, h, w, n)
+    JOIN events e ON e.session_id = u.s AND e.seq = u.q AND e.content_hash = u.h
+    WHERE e.type = ?
+    ON CONFLICT DO NOTHING
+"""
+
+
+def words_insert(events: Iterable[tuple[str, int, str, str, str]]) -> list[Any] | None:
+    """Parameters of :data:`WORDS_INSERT` for ``(session_id, seq, type, content_hash,
+    text)`` events (None: none is a message of the person)."""
+    from convmem.query import index_words
+
+    columns: list[list[Any]] = [[], [], [], [], []]
+    for session_id, seq, type_, content_hash, text in events:
+        if type_ != PERSON_MESSAGE:
+            continue
+        words = index_words(text)
+        for column, value in zip(
+            columns, (session_id, seq, content_hash, " ".join(words), len(words)), strict=True
+        ):
+            column.append(value)
+    return [*columns, PERSON_MESSAGE] if columns[0] else None
 
 
 def occurrence_regex(term: str) -> str:
@@ -69,22 +123,26 @@ def has_border(term: str) -> bool:
     return any(term[:k] == term[-k:] for k in range(1, len(term)))
 
 
-def _frequency(term: str) -> tuple[str, list[Any]]:
-    """SQL for the term's occurrences in the lowered text ``l.lt``, and its parameters.
+def _frequency(term: str, words: bool) -> tuple[str, list[Any]]:
+    """SQL for the term's occurrences in the searched text ``l.lt``, and its parameters.
 
     FTS5 counts overlapping phrase instances. Occurrences of a term that has no
     border cannot overlap, so removing them and measuring the loss counts them, which
     is several times faster than the regex that counts overlapping ones. Most rows
-    hold few of the terms: a ``strpos`` first skips the counting for the others.
+    hold few of the terms: a ``strpos`` first skips the counting for the others. A
+    word prefix is searched as ``' ' || term``, which has no border.
     """
-    if has_border(term.lower()) or has_border(term.casefold()):
+    if words:
+        needle, arg = "?", " " + term
+    else:
+        needle, arg = "lower(?)", term
+    if not words and (has_border(term.lower()) or has_border(term.casefold())):
         count, args = "regexp_count(l.lt, lower(?))", [occurrence_regex(term)]
     else:
-        count = (
-            "(char_length(l.lt) - char_length(replace(l.lt, lower(?), ''))) / char_length(lower(?))"
-        )
-        args = [term, term]
-    return f"CASE WHEN strpos(l.lt, lower(?)) > 0 THEN {count} ELSE 0 END", [term, *args]
+        lost = f"char_length(l.lt) - char_length(replace(l.lt, {needle}, ''))"
+        count = f"({lost}) / char_length({needle})"
+        args = [arg, arg]
+    return f"CASE WHEN strpos(l.lt, {needle}) > 0 THEN {count} ELSE 0 END", [arg, *args]
 
 
 def bm25_query(
@@ -100,13 +158,13 @@ def bm25_query(
     one = len(sessions) == 1
     in_sessions = "= ?" if one else "= ANY(?::text[])"
     scope: Any = sessions[0] if one else list(sessions)
-    params: list[Any] = [c.table, scope]
+    params: list[Any] = [c.index, scope]
     freqs = []
     for i, term in enumerate(terms):
-        sql, args = _frequency(term)
+        sql, args = _frequency(term, c.words)
         freqs.append(f"({sql})::float8 AS f{i}")
         params += args
-    params += [scope, *(like_pattern(t) for t in terms)]
+    params += [scope, *(like_pattern(" " + t if c.words else t) for t in terms)]
     hits = ", ".join(f"count(*) FILTER (WHERE m.f{i} > 0) AS h{i}" for i in range(n))
     idf = ", ".join(
         f"ln(((s.docs - h.h{i})::float8 + 0.5) / (h.h{i}::float8 + 0.5)) AS v{i}" for i in range(n)
@@ -119,7 +177,9 @@ def bm25_query(
     for _ in range(n):
         params += [MIN_IDF, K1 + 1.0, K1, 1 - B, B]
     kind_sql = f" WHERE m.kind IN ({','.join('?' * len(kinds))})" if kinds else ""
-    lowered = ", ".join(["lower(?)"] * n)
+    patterns = ", ".join(["?" if c.words else "lower(?)"] * n)
+    # the word index holds the person's messages only (the store searches it for them)
+    kind = f"'{PERSON_MESSAGE}'" if c.words else f"x.{c.kind}"
     params += [*kinds, limit]
     sql = f"""
         WITH s AS (
@@ -128,10 +188,10 @@ def bm25_query(
                    AS avgdl
             FROM fts_stats WHERE tbl = ? AND session_id {in_sessions}
         ), m AS MATERIALIZED (
-            SELECT x.session_id AS sid, x.{c.key} AS k, x.{c.kind} AS kind,
-                   greatest(char_length(x.{c.column}) - 2, 0)::float8 AS dl, {", ".join(freqs)}
-            FROM {c.table} x CROSS JOIN LATERAL (SELECT lower(x.{c.column}) AS lt) l
-            WHERE x.session_id {in_sessions} AND lower(x.{c.column}) LIKE ANY (ARRAY[{lowered}])
+            SELECT x.session_id AS sid, x.{c.key} AS k, {kind} AS kind,
+                   ({c.length})::float8 AS dl, {", ".join(freqs)}
+            FROM {c.index} x CROSS JOIN LATERAL (SELECT {c.searched} AS lt) l
+            WHERE x.session_id {in_sessions} AND {c.searched} LIKE ANY (ARRAY[{patterns}])
         ), h AS (SELECT {hits} FROM m),
         v AS (SELECT {idf} FROM s, h),
         r AS (

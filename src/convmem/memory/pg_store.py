@@ -20,7 +20,7 @@ SQLite-only constructs). This class overrides only what differs in meaning:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from convmem.memory.models import (
@@ -33,8 +33,16 @@ from convmem.memory.models import (
 )
 from convmem.memory.pg_db import PgDatabase
 from convmem.memory.pg_schema import IDENTITY_TABLES
-from convmem.memory.pg_search import EVENTS, ITEMS, Corpus, bm25_query
-from convmem.memory.store import MemoryStore, like_pattern, utc_now
+from convmem.memory.pg_search import (
+    EVENTS,
+    ITEMS,
+    MESSAGE_WORDS,
+    WORDS_INSERT,
+    Corpus,
+    bm25_query,
+    words_insert,
+)
+from convmem.memory.store import MemoryStore, like_pattern, utc_now, word_search
 from convmem.memory.store_items import scope_order, session_in
 
 
@@ -117,13 +125,25 @@ class PgMemoryStore(MemoryStore):
         if not rows:
             return 0
         ordered = sorted(rows, key=lambda r: (r[0], r[1]))  # one lock order for every batch
-        return self._bulk_insert("events", list(self._column_types("events")), ordered)
+        count = self._bulk_insert("events", list(self._column_types("events")), ordered)
+        self._index_words((r[0], r[1], r[2], r[13], r[7]) for r in ordered)
+        return count
+
+    def _index_words(self, events: Iterable[tuple[str, int, str, str, str]]) -> None:
+        """Index the words of the person's messages among events just inserted."""
+        params = words_insert(events)
+        if params is not None:
+            self.db.execute(WORDS_INSERT, params)
 
     def search_events(
         self, where: str | Scope, terms: Sequence[str], limit: int, types: Sequence[str] = ()
     ) -> list[tuple[StoredEvent, float]]:
         """Events matching any term (each ≥ 3 chars), best BM25 first (see pg_search)."""
-        rows = self._ranked(EVENTS, where, terms, types, limit)
+        words = word_search([t for t in terms if len(t) >= 3], types)
+        if words is not None:
+            rows = self._ranked(MESSAGE_WORDS, where, words, types, limit) if words else []
+        else:
+            rows = self._ranked(EVENTS, where, terms, types, limit)
         return [(StoredEvent.from_row(r), float(r["rank"])) for r in rows]
 
     def events_containing(
@@ -196,6 +216,9 @@ class PgMemoryStore(MemoryStore):
             return 0
         columns = list(rows[0])
         count = self._bulk_insert(table, columns, [[row[c] for c in columns] for row in rows])
+        if table == "events":
+            keys = ("session_id", "seq", "type", "content_hash", "text")
+            self._index_words(tuple(row[k] for k in keys) for row in rows)
         if table in IDENTITY_TABLES:
             self.db.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'),"

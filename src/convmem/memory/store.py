@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from convmem.core.constants import PERSON_MESSAGE
 from convmem.core.db import MemoryDatabase
 from convmem.core.schema import REPORT_TABLES
 from convmem.memory.models import Checkpoint, Scope, StoredEvent, scope_sessions
@@ -21,6 +22,7 @@ from convmem.memory.store_items import ItemStoreMixin, scope_order, session_in
 from convmem.memory.store_logs import LogStoreMixin
 from convmem.memory.store_skills import SkillStoreMixin
 from convmem.memory.store_views import ViewStoreMixin
+from convmem.query import word_terms
 
 #: Tables holding per-session rows, in the order export writes them.
 SESSION_TABLES = (
@@ -61,6 +63,21 @@ def fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+#: Rows a ranked search reads past its limit, so that equal ranks at the limit can be
+#: ordered by session and seq without reading every match (``_ranked_in_span``).
+TIE_SLACK = 32
+
+
+def word_search(terms: Sequence[str], types: Sequence[str]) -> list[str] | None:
+    """The word prefixes of a search the word index can serve, else None.
+
+    It holds the person's messages, so it serves a search of them alone; the terms
+    must all be words (a CJK trigram needs the substring index). Both backends route
+    by this rule, so they rank the same rows the same way.
+    """
+    return word_terms(terms) if tuple(types) == (PERSON_MESSAGE,) else None
+
+
 def like_pattern(term: str) -> str:
     return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
@@ -73,6 +90,9 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
     def __init__(self, db: MemoryDatabase, clock: Callable[[], str] = utc_now) -> None:
         self.db = db
         self.now = clock
+        #: (sessions, lowest rowid, highest rowid) -> whether only those sessions'
+        #: events lie in that range (see ``_exclusive``)
+        self._exclusive_spans: dict[tuple[tuple[str, ...], int, int], bool] = {}
 
     @classmethod
     def open(cls, path: str, clock: Callable[[], str] = utc_now) -> MemoryStore:
@@ -223,28 +243,103 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         self, where: str | Scope, terms: Sequence[str], limit: int, types: Sequence[str] = ()
     ) -> list[tuple[StoredEvent, float]]:
         """Events of a session (or a scope's sessions) matching any term (each ≥ 3
-        chars), best BM25 first."""
+        chars), best BM25 first.
+
+        A search of the person's messages alone whose terms are all words reads the
+        word index (``words_fts``: each term a word prefix); any other search the
+        trigram index (each term a substring).
+        """
         terms = [t for t in terms if len(t) >= 3]
         if not terms:
             return []
-        cond, scope_params = session_in("e.session_id", where)
         span = self.rowid_span(where)
         if span is None:
             return []
+        cond, scope_params = session_in("x.session_id", where)
+        params: list[Any] = [*span, *scope_params]
+        words = word_search(terms, types)
+        if words is not None:
+            if not words:
+                return []
+            index, match = "words_fts", " OR ".join(fts_phrase(w) + "*" for w in words)
+        else:
+            index, match = "events_fts", " OR ".join(fts_phrase(t) for t in terms)
+            if types:
+                cond += f" AND x.type IN ({','.join('?' * len(types))})"
+                params += list(types)
         # the rowid range bounds what FTS5 reads and ranks to the scope's part of each
-        # doclist (the session filter after it keeps the answer exact)
+        # doclist. A long query matches thousands of rows there: they are sorted by
+        # their keys alone, and only the rows kept are read whole.
+        if index == "words_fts" or not types:
+            found = self._ranked_in_span(index, match, where, span, limit)
+            if found is not None:
+                return found
+        # the session (and type) of every match, read from its row, keeps it exact
         sql = (
-            "SELECT e.*, bm25(events_fts) AS rank FROM events_fts JOIN events e"
-            " ON e.rowid = events_fts.rowid WHERE events_fts MATCH ?"
-            f" AND events_fts.rowid BETWEEN ? AND ? AND {cond}"
+            f"SELECT e.*, r.rank FROM (SELECT {index}.rowid AS id, bm25({index}) AS rank,"
+            f" x.session_id AS sid, x.seq AS seq FROM {index} JOIN events x"
+            f" ON x.rowid = {index}.rowid WHERE {index} MATCH ?"
+            f" AND {index}.rowid BETWEEN ? AND ? AND {cond} ORDER BY rank, sid, seq LIMIT ?) r"
+            " JOIN events e ON e.rowid = r.id ORDER BY r.rank, r.sid, r.seq"
         )
-        params: list[Any] = [" OR ".join(fts_phrase(t) for t in terms), *span, *scope_params]
-        if types:
-            sql += f" AND e.type IN ({','.join('?' * len(types))})"
-            params += list(types)
-        sql += " ORDER BY rank, e.session_id, e.seq LIMIT ?"
-        params.append(limit)
-        return [(StoredEvent.from_row(r), float(r["rank"])) for r in self.db.query(sql, params)]
+        rows = self.db.query(sql, [match, *params, limit])
+        return [(StoredEvent.from_row(r), float(r["rank"])) for r in rows]
+
+    def _ranked_in_span(
+        self, index: str, match: str, where: str | Scope, span: tuple[int, int], limit: int
+    ) -> list[tuple[StoredEvent, float]] | None:
+        """The ranked search without reading each match's row, or None when it cannot
+        tell the same answer.
+
+        When only the scope's events lie in its rowid range, every match there is
+        the scope's, and the index alone ranks them. Equal ranks are ordered by rowid
+        here and by session and seq in the answer, so a few more rows are read than
+        asked for: when the rank at the limit goes on past them, the caller's exact
+        query decides instead.
+        """
+        if not self._exclusive(where, span):
+            return None
+        ranked = self.db.query(
+            f"SELECT rowid AS id, bm25({index}) AS rank FROM {index}"
+            f" WHERE {index} MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank, rowid LIMIT ?",
+            [match, *span, limit + TIE_SLACK],
+        )
+        if len(ranked) == limit + TIE_SLACK and ranked[-1]["rank"] == ranked[limit - 1]["rank"]:
+            return None  # rows of the rank at the limit may lie beyond those read
+        ranks = {int(r["id"]): float(r["rank"]) for r in ranked}
+        out: list[tuple[StoredEvent, float]] = []
+        ids = list(ranks)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            rows = self.db.query(
+                f"SELECT rowid AS id, * FROM events WHERE rowid IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+            out += [(StoredEvent.from_row(r), ranks[int(r["id"])]) for r in rows]
+        out.sort(key=lambda pair: (pair[1], pair[0].session_id, pair[0].seq))
+        return out[:limit]
+
+    def _exclusive(self, where: str | Scope, span: tuple[int, int]) -> bool:
+        """Whether the scope's events are all the events in its rowid range.
+
+        Counted once per range and kept: a new event always takes a rowid above every
+        other, so the rows inside a range only change when one of its own sessions'
+        events (which moves the range) or another's (which leaves it no less
+        exclusive) is deleted.
+        """
+        sessions = tuple(scope_sessions(where))
+        key = (sessions, *span)
+        known = self._exclusive_spans.get(key)
+        if known is None:
+            marks = ",".join("?" * len(sessions))
+            count = self.db.scalar(
+                f"SELECT count(*) FROM events WHERE session_id IN ({marks})", sessions
+            )
+            known = int(count) == span[1] - span[0] + 1
+            if len(self._exclusive_spans) > 256:
+                self._exclusive_spans.clear()
+            self._exclusive_spans[key] = known
+        return known
 
     def events_containing(
         self, where: str | Scope, needle: str, limit: int, types: Sequence[str] = ()

@@ -1,0 +1,157 @@
+"""The word index over the person's messages: what it holds, which searches read it,
+and that it follows the events through migration, purge and odd text."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from convmem.capture import Event
+from convmem.config import load_settings
+from convmem.core.db import MemoryDatabase
+from convmem.core.schema import MIGRATIONS
+from convmem.memory.store import MemoryStore
+from convmem.query import index_words, query_signals, word_terms
+from convmem.runtime import MemoryRuntime
+from pg_server import SqliteBackend
+
+MESSAGES = ("user/message",)
+
+
+@pytest.mark.sqlite_only
+def test_index_words_mirror_the_query_terms() -> None:
+    text = "The caches weren't warm: we're caching 16 GB in p95 of Ünïcode runs, 数据库 too"
+    assert index_words(text) == ["caches", "warm", "caching", "p95", "ünïcode", "runs"]
+    # a query's terms are prefix stems of the same words
+    terms = query_signals("caching the caches").terms
+    assert word_terms(terms) == ["cach"]
+    assert word_terms(["Cache", "it's", "o'k"]) == ["cache", "its"]
+
+
+@pytest.mark.sqlite_only
+def test_a_cjk_or_punctuated_term_needs_the_substring_index() -> None:
+    assert word_terms(["cache", "数据库"]) is None
+    assert word_terms(["p95", "200 ms"]) is None
+    assert word_terms(["a_b"]) is None
+    assert word_terms(["ok"]) == []
+
+
+def _runtime(backend: SqliteBackend) -> MemoryRuntime:
+    return MemoryRuntime(backend.store(), load_settings(env={}))
+
+
+def test_the_persons_messages_are_searched_by_word_prefix(backend: SqliteBackend) -> None:
+    rt = _runtime(backend)
+    rt.on_events(
+        [
+            Event("a", 1, "user/message", "the cache is cold after a deploy"),
+            Event("a", 2, "user/message", "caching works now; run pytest again"),
+            Event("a", 3, "tool/result", "cache hit ratio 0.97"),
+            Event("a", 4, "user/message", "we use a Cachet status page"),
+            Event("b", 1, "user/message", "cache everything"),
+        ]
+    )
+    store = rt.store
+    found = [e.seq for e, _ in store.search_events("a", ["cach"], 10, MESSAGES)]
+    assert sorted(found) == [1, 2, 4]  # words that begin with the stem, messages only
+    # a word prefix, not a substring: "test" is inside "pytest", not at its start
+    assert store.search_events("a", ["test"], 10, MESSAGES) == []
+    # every type, or a CJK term: the trigram index, substrings as before
+    assert [e.seq for e, _ in store.search_events("a", ["test"], 10)] == [2]
+    assert sorted(e.seq for e, _ in store.search_events("a", ["cach"], 10)) == [1, 2, 3, 4]
+
+
+def test_a_chinese_query_of_the_persons_messages_still_finds_them(backend: SqliteBackend) -> None:
+    rt = _runtime(backend)
+    rt.on_events([Event("z", 1, "user/message", "数据库连接池上限改成 50 个")])
+    found = rt.store.search_events("z", ["连接池", "pool"], 10, MESSAGES)
+    assert [e.seq for e, _ in found] == [1]
+
+
+def test_a_purged_session_leaves_nothing_in_the_word_index(backend: SqliteBackend) -> None:
+    rt = _runtime(backend)
+    rt.on_events([Event(s, 1, "user/message", "deploy on friday") for s in ("a", "b")])
+    store = rt.store
+    store.purge_session("a")
+    assert store.search_events("a", ["deploy"], 10, MESSAGES) == []
+    assert [e.session_id for e, _ in store.search_events("b", ["deploy"], 10, MESSAGES)] == ["b"]
+    assert store.integrity_check() == []
+
+
+@pytest.mark.sqlite_only
+def test_a_store_from_before_the_word_index_is_indexed_on_open(tmp_path: Path) -> None:
+    path = tmp_path / "v6.sqlite"
+    db = MemoryDatabase(path, migrate=False)
+    with db.transaction():
+        for _, func in MIGRATIONS[:6]:
+            func(db)
+        db.execute("INSERT INTO meta(key, value) VALUES ('schema', '6')")
+    for seq, type_ in ((1, "user/message"), (2, "tool/result")):
+        db.execute(
+            "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
+            " VALUES ('old', ?, ?, 'the deploy window', ?, 'then')",
+            (seq, type_, f"h{seq}"),
+        )
+    db.close()
+    store = MemoryStore.open(path)
+    try:
+        assert store.db.scalar("SELECT count(*) FROM words_fts") == 1
+        found = store.search_events("old", ["deploy"], 5, MESSAGES)
+        assert [e.seq for e, _ in found] == [1]
+        assert store.integrity_check() == []
+    finally:
+        store.close()
+
+
+@pytest.mark.sqlite_only
+def test_text_the_words_function_cannot_read_never_fails_the_insert(tmp_path: Path) -> None:
+    store = MemoryStore.open(tmp_path / "m.sqlite")
+    try:
+        store.db.execute(
+            "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
+            " VALUES ('s', 1, 'user/message', ?, 'h', 'now')",
+            (b"\xff\xfe binary",),
+        )
+        assert store.db.scalar("SELECT words FROM words_fts") == ""
+        assert store.count_events("s") == 1
+    finally:
+        store.close()
+
+
+@pytest.mark.sqlite_only
+def test_another_program_cannot_add_an_event_without_convmem(tmp_path: Path) -> None:
+    # the index's trigger calls convmem_words(), which only convmem's connections
+    # have: a foreign writer gets an error instead of leaving the index behind
+    path = tmp_path / "m.sqlite"
+    MemoryStore.open(path).close()
+    conn = sqlite3.connect(path)
+    with pytest.raises(sqlite3.OperationalError, match="convmem_words"):
+        conn.execute(
+            "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
+            " VALUES ('s', 1, 'user/message', 'hello there', 'h', 'now')"
+        )
+    conn.close()
+
+
+@pytest.mark.parametrize("count", [5, 20, 60])
+def test_equal_ranks_at_the_limit_keep_the_lowest_seqs(backend: SqliteBackend, count: int) -> None:
+    # identical messages rank alike; they arrive newest first, so rowid order is the
+    # reverse of seq order, and the answer must still be the lowest seqs in seq order
+    rt = _runtime(backend)
+    rt.on_events([Event("t", seq, "user/message", "deploy now") for seq in range(count, 0, -1)])
+    rt.on_events([Event("t", 100, "user/message", "nothing to see")])
+    for types in (MESSAGES, ()):
+        found = rt.store.search_events("t", ["deploy"], 10, types)
+        assert [e.seq for e, _ in found] == list(range(1, min(count, 10) + 1))
+
+
+def test_interleaved_sessions_are_searched_exactly(backend: SqliteBackend) -> None:
+    rt = _runtime(backend)
+    for seq in range(1, 31):
+        for sid in ("a", "b"):
+            text = f"deploy window {seq}" if sid == "a" else "deploy deploy deploy"
+            rt.on_events([Event(sid, seq, "user/message", text)])
+    found = rt.store.search_events("a", ["deploy"], 10, MESSAGES)
+    assert [(e.session_id, e.seq) for e, _ in found] == [("a", seq) for seq in range(1, 11)]
