@@ -252,7 +252,10 @@ def plot_realscale(doc: dict[str, Any], out: Path) -> None:
     lat.plot(xs, [r["with_others"]["p50_ms"] for r in rows], "-D", color="#9467bd",
              label="convmem p50, 9 other sessions in the store")  # fmt: skip
     lat.plot(xs, [r["prestep"]["bare_p50_ms"] for r in rows], "-s", color="#7f7f7f",
-             label="bare FTS5 query p50")  # fmt: skip
+             label="bare FTS5 query p50, trigram")  # fmt: skip
+    if all("bare_words_p50_ms" in r["prestep"] for r in rows):
+        lat.plot(xs, [r["prestep"]["bare_words_p50_ms"] for r in rows], "--s", color="#7f7f7f",
+                 label="bare FTS5 query p50, words")  # fmt: skip
     lat.axhline(20.0, color="#d62728", linestyle=":", linewidth=1, label="target p50 ≤ 20 ms")
     lat.set_title("Pre-step latency vs events in the session")
     lat.set_ylabel("ms per pre-step")
@@ -644,6 +647,14 @@ def sec_scale_profile(res: dict[str, dict[str, Any] | None]) -> str | None:
     return "\n\n".join(parts) or None
 
 
+def _vs_bare(prestep: dict[str, Any], key: str) -> str:
+    """The pre-step p50 as a multiple of a bare query's (— when the run has none)."""
+    bare = prestep.get(key)
+    if bare is None:
+        return "—"
+    return f"{prestep['p50_ms'] / max(bare, 1e-9):.1f}× ({bare:.1f} ms)"
+
+
 def sec_realscale(res: dict[str, dict[str, Any] | None]) -> str | None:
     doc = res["realscale"]
     if not doc:
@@ -659,13 +670,15 @@ def sec_realscale(res: dict[str, dict[str, Any] | None]) -> str | None:
                 f"{b['last_vs_first']:.2f}×",
                 f"{b['memory_items']:,}",
                 f"{q['p50_ms']:.1f} / {q['p99_ms']:.1f} ms",
-                f"{q['p50_ms'] / max(q['bare_p50_ms'], 1e-9):.1f}× ({q['bare_p50_ms']:.1f} ms)",
+                _vs_bare(q, "bare_words_p50_ms"),
+                _vs_bare(q, "bare_p50_ms"),
                 f"{o['p50_ms'] / q['p50_ms']:.2f}×",
             )
         )
     head = (
         "events", "capture + extraction / bare", "last tenth / first", "items",
-        "pre-step p50 / p99", "p50 / bare FTS5", "with 9 other sessions",
+        "pre-step p50 / p99", "p50 / bare FTS5, words", "p50 / bare FTS5, trigram",
+        "with 9 other sessions",
     )  # fmt: skip
     from realscale import verdicts
 

@@ -350,7 +350,9 @@ class Retriever:
         for n, sid in enumerate(scope.sessions):
             wanted = {seq + d for (i, seq) in hits if i == n for d in (-1, 1)}
             if wanted:
-                near.update(((n, e.seq), e) for e in self.store.events_by_seq(sid, wanted))
+                # only quotable types: a tool result beside a hit can be large
+                found = self.store.events_by_seq(sid, wanted, self.evidence_types)
+                near.update(((n, e.seq), e) for e in found)
         for k in hits:
             for offset, share in ((1, REPLY_PROPAGATION), (-1, CONTEXT_PROPAGATION)):
                 neighbour = near.get((k[0], k[1] + offset))

@@ -200,15 +200,20 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         seqs = [int(s) for s in found if s is not None]
         return min(seqs) if seqs else None
 
-    def events_by_seq(self, session_id: str, seqs: Iterable[int]) -> list[StoredEvent]:
+    def events_by_seq(
+        self, session_id: str, seqs: Iterable[int], types: Sequence[str] = ()
+    ) -> list[StoredEvent]:
+        """The session's events of these seqs (of ``types`` only, when given), in seq order."""
         wanted = sorted(set(seqs))
+        type_sql = f" AND type IN ({','.join('?' * len(types))})" if types else ""
         out: list[StoredEvent] = []
         for i in range(0, len(wanted), 500):
             chunk = wanted[i : i + 500]
             marks = ",".join("?" * len(chunk))
             rows = self.db.query(
-                f"SELECT * FROM events WHERE session_id = ? AND seq IN ({marks}) ORDER BY seq",
-                [session_id, *chunk],
+                f"SELECT * FROM events WHERE session_id = ? AND seq IN ({marks}){type_sql}"
+                " ORDER BY seq",
+                [session_id, *chunk, *types],
             )
             out += [StoredEvent.from_row(r) for r in rows]
         return out
