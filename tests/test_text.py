@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from convmem.core import text as t
 
@@ -98,3 +100,11 @@ def test_estimate_tokens_counts_character_classes(text: str) -> None:
         cjk / 1.5 + letters / 4.3 + digits / 1 + punct / 1.8 + spaces / 14 + other / 1.1
     )
     assert t.estimate_tokens(text) == expected
+
+
+@given(st.text(alphabet=st.sampled_from("ab \n\r\u2028…"), max_size=40), st.integers(1, 30))
+def test_an_evidence_line_is_clipped_from_its_first_characters(text: str, limit: int) -> None:
+    # the assembler quotes clip(one_line(text[: limit + 1]), limit) to skip long texts
+    from convmem.assembly import one_line
+
+    assert t.clip(one_line(text[: limit + 1]), limit) == t.clip(one_line(text), limit)

@@ -571,7 +571,8 @@ class Assembler:
             # quote faithfully, but never let a replaced or withdrawn value read as current
             word = self.words["stale" if status == "superseded" else "withdrawn"]
             body = body.replace(clause, f"⟦{word} {item_id}⟧")
-        text = clip(one_line(body), limit)
+        # one_line only lengthens, so the first limit + 1 characters decide the clip
+        text = clip(one_line(body[: limit + 1]), limit)
         return f"- [ev seq:{ev.seq}{who}{when}] {text}"
 
     def _notice_section(
