@@ -91,6 +91,13 @@ def test_round_trip_sqlite_postgresql_sqlite(
             {e.seq for e, _ in s.search_events("en1", ["budget"], 100)} for s in (first, middle)
         ]
         assert found[0] == found[1] and found[0]
+        # ...by word too: the copied messages are in PostgreSQL's word index and back
+        messages = ("user/message",)
+        by_word = [
+            [e.seq for e, _ in s.search_events("en1", ["budget"], 100, messages)]
+            for s in (first, middle, last)
+        ]
+        assert by_word[0] == by_word[1] == by_word[2] and by_word[0]
         # ids keep counting after the copied ones
         before = first.latest_assembly_log("en1")
         assert before is not None

@@ -354,14 +354,14 @@ def v6_item_lookup_indexes(db: Executor) -> None:
 
 @migration
 def v7_message_words(db: Executor) -> None:
-    """The word index over the person's messages (SQLite's ``message_words``).
+    """The word index over the person's messages (SQLite's ``words_fts``).
 
     A row per message: its words (:func:`convmem.query.index_words`, joined by single
     spaces, which convmem computes when it inserts the event) and how many there are.
     A term is a word prefix: ``' ' || words LIKE '% term%'`` through a trigram GIN
     index finds the rows, and ``fts_stats`` keeps the session's documents and words
-    for BM25. Rows go with their event (a foreign key that cascades); events already
-    stored are indexed when the migration runs (``PgDatabase.migrate``).
+    for BM25. Rows go with their event (a foreign key that cascades); the messages
+    already stored are indexed here, a thousand at a time.
     """
     db.execute_script(
         f"""
@@ -378,7 +378,7 @@ def v7_message_words(db: Executor) -> None:
         {_stats_triggers("message_words", "n")}
         """
     )
-    from convmem.memory.pg_search import WORDS_INSERT, words_insert
+    from convmem.memory.pg_search import WORDS_INSERT, word_rows, words_insert
 
     after: tuple[str, int] = ("", -1)
     while True:
@@ -389,8 +389,7 @@ def v7_message_words(db: Executor) -> None:
         )
         if not rows:
             return
-        keys = ("session_id", "seq", "type", "content_hash", "text")
-        db.execute(WORDS_INSERT, words_insert(tuple(r[k] for k in keys) for r in rows))
+        db.execute(WORDS_INSERT, words_insert(word_rows(rows)))
         after = (rows[-1]["session_id"], rows[-1]["seq"])
 
 

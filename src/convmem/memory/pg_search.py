@@ -14,6 +14,10 @@ where ``f(t)`` counts the (overlapping) occurrences of the term in the row, ``D`
 the row's trigram count (``chars - 2``), and ``N``, ``avgD`` and ``n(t)`` describe the
 documents searched.
 
+The person's messages searched by word (``MESSAGE_WORDS``, SQLite's ``words_fts``)
+follow the same formula over their words: ``f(t)`` counts the words the term begins,
+``D`` is the row's word count.
+
 One deliberate difference: FTS5 takes ``N``, ``avgD`` and ``n(t)`` from the whole
 table, this takes them from the session (``fts_stats`` keeps documents and tokens
 per session). On a store that holds one session the ranks are the same numbers as
@@ -25,7 +29,7 @@ database holds (counting a term over every session is a scan per term).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,9 +59,9 @@ class Corpus:
     key: str
     kind: str
     order: tuple[str, ...]
-    index: str = ""
-    searched: str = ""
-    length: str = ""
+    index: str
+    searched: str
+    length: str
 
     @property
     def words(self) -> bool:
@@ -90,6 +94,13 @@ WORDS_INSERT = """
     WHERE e.type = ?
     ON CONFLICT DO NOTHING
 """
+
+
+def word_rows(rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, int, str, str, str]]:
+    """Events read as mappings (a query's rows, exported rows) as :func:`words_insert`
+    takes them."""
+    for row in rows:
+        yield row["session_id"], row["seq"], row["type"], row["content_hash"], row["text"]
 
 
 def words_insert(events: Iterable[tuple[str, int, str, str, str]]) -> list[Any] | None:

@@ -40,6 +40,7 @@ from convmem.memory.pg_search import (
     WORDS_INSERT,
     Corpus,
     bm25_query,
+    word_rows,
     words_insert,
 )
 from convmem.memory.store import MemoryStore, like_pattern, utc_now, word_search
@@ -217,8 +218,7 @@ class PgMemoryStore(MemoryStore):
         columns = list(rows[0])
         count = self._bulk_insert(table, columns, [[row[c] for c in columns] for row in rows])
         if table == "events":
-            keys = ("session_id", "seq", "type", "content_hash", "text")
-            self._index_words(tuple(row[k] for k in keys) for row in rows)
+            self._index_words(word_rows(rows))
         if table in IDENTITY_TABLES:
             self.db.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'),"
