@@ -269,8 +269,14 @@ def test_integrity_check_is_real(pg: pg_server.PgBackend) -> None:
     store = pg.store()
     Capture(store, load_settings(env={})).capture(Event("s", 1, "user/message", "hello there"))
     assert store.integrity_check() == []
-    store.db.execute("UPDATE fts_stats SET docs = docs + 1")
+    store.db.execute("UPDATE fts_stats SET docs = docs + 1 WHERE tbl = 'events'")
     assert store.integrity_check() == ["fts_stats for events do not match its rows"]
+    store.db.execute("UPDATE fts_stats SET docs = docs - 1 WHERE tbl = 'events'")
+    store.db.execute("DELETE FROM message_words")  # as an older convmem's insert leaves it
+    assert store.integrity_check() == [
+        "1 of the person's messages are missing from message_words"
+        " (written by a convmem older than schema 7?)"
+    ]
 
 
 def test_status_and_check_on_postgresql(cli: Cli, pg: pg_server.PgBackend, tmp_path: Path) -> None:

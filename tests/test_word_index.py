@@ -114,7 +114,7 @@ def test_text_the_words_function_cannot_read_never_fails_the_insert(tmp_path: Pa
             " VALUES ('s', 1, 'user/message', ?, 'h', 'now')",
             (b"\xff\xfe binary",),
         )
-        assert store.db.scalar("SELECT words FROM words_fts") == ""
+        assert store.db.scalar("SELECT words FROM words_fts") == "binary"
         assert store.count_events("s") == 1
     finally:
         store.close()
@@ -155,3 +155,61 @@ def test_interleaved_sessions_are_searched_exactly(backend: SqliteBackend) -> No
             rt.on_events([Event(sid, seq, "user/message", text)])
     found = rt.store.search_events("a", ["deploy"], 10, MESSAGES)
     assert [(e.session_id, e.seq) for e, _ in found] == [("a", seq) for seq in range(1, 11)]
+
+
+@pytest.mark.sqlite_only
+def test_rowids_given_again_after_a_purge_never_leak_another_session(tmp_path: Path) -> None:
+    # the session at the top of the table is purged and written again, interleaved
+    # with another: its range is the same rowids as before, now shared
+    path = tmp_path / "m.sqlite"
+    rt = MemoryRuntime(MemoryStore.open(str(path)), load_settings(env={}))
+    store = rt.store
+    rt.on_events([Event("a", seq, "user/message", f"deploy step {seq}") for seq in (1, 2, 3)])
+    assert len(store.search_events("a", ["deploy"], 10, MESSAGES)) == 3
+    store.purge_session("a")
+    rt.on_events([Event("a", 1, "user/message", "deploy one")])
+    rt.on_events([Event("b", 1, "user/message", "deploy the secret plan")])
+    rt.on_events([Event("a", 2, "user/message", "deploy two")])
+    found = store.search_events("a", ["deploy"], 10, MESSAGES)
+    assert sorted((e.session_id, e.seq) for e, _ in found) == [("a", 1), ("a", 2)]
+    rt.close()
+
+
+@pytest.mark.sqlite_only
+def test_another_connections_purge_is_seen_too(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite"
+    rt = MemoryRuntime(MemoryStore.open(str(path)), load_settings(env={}))
+    rt.on_events([Event("a", seq, "user/message", f"deploy step {seq}") for seq in (1, 2, 3)])
+    assert len(rt.store.search_events("a", ["deploy"], 10, MESSAGES)) == 3
+    other = MemoryRuntime(MemoryStore.open(str(path)), load_settings(env={}))
+    other.store.purge_session("a")
+    other.on_events([Event("a", 1, "user/message", "deploy one")])
+    other.on_events([Event("c", 1, "user/message", "deploy elsewhere")])
+    other.on_events([Event("a", 2, "user/message", "deploy two")])
+    other.close()
+    assert rt.store.rowid_span("a") == (1, 3)  # the range this process saw before
+    found = rt.store.search_events("a", ["deploy"], 10, MESSAGES)
+    assert sorted((e.session_id, e.seq) for e, _ in found) == [("a", 1), ("a", 2)]
+    rt.close()
+
+
+@pytest.mark.sqlite_only
+def test_text_that_is_not_utf8_is_indexed_not_refused(tmp_path: Path) -> None:
+    # only another program could store such bytes as TEXT; Python could not even
+    # convert them to pass to the words function, and the insert would fail
+    store = MemoryStore.open(tmp_path / "m.sqlite")
+    try:
+        store.db.execute(
+            "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
+            " VALUES ('s', 1, 'user/message', CAST(X'6465706C6F7920FF6E6F77' AS TEXT), 'h', 'n')"
+        )
+        assert store.db.scalar("SELECT words FROM words_fts") == "deploy now"
+    finally:
+        store.close()
+
+
+def test_a_thai_query_searches_substrings(backend: SqliteBackend) -> None:
+    rt = _runtime(backend)
+    rt.on_events([Event("th", 1, "user/message", "ผมชอบภาษาไทยมาก")])
+    found = rt.store.search_events("th", ["ภาษาไทย"], 10, MESSAGES)
+    assert [e.seq for e, _ in found] == [1]

@@ -40,6 +40,8 @@ _SUFFIXES = (
     "s",
     "ly",
 )
+#: Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer).
+_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
 _IDENT = re.compile(r"\b[A-Za-z_][\w.-]*[_.-][\w.-]+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\w*\b")
 
 
@@ -134,14 +136,16 @@ def index_words(text: str) -> list[str]:
 def word_terms(terms: Iterable[str]) -> list[str] | None:
     """``terms`` as word-index prefixes, or None when one of them is not a word.
 
-    A CJK trigram (or anything :func:`index_words` would not produce) needs the
-    substring index; the caller then keeps that for the whole query. A term shorter
+    A CJK trigram (or anything :func:`index_words` would not produce), or a word of
+    a script written without spaces between words (Thai, Lao, Khmer, Myanmar: a
+    "word" there is a whole phrase), needs the substring index; the caller then keeps
+    that for the whole query. A term shorter
     than three characters without its apostrophes is left out.
     """
     out: list[str] = []
     for term in terms:
         key = word_key(term.casefold())
-        if not key.isalnum() or cjk_runs(key):
+        if not key.isalnum() or cjk_runs(key) or _UNSPACED.search(key):
             return None
         if len(key) >= 3:  # "it's" -> "its": too short to rank, as for a substring
             out.append(key)

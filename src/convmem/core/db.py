@@ -148,6 +148,24 @@ class MemoryDatabase:
     # --- transactions ----------------------------------------------------------------
 
     @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads that see one state of the file (a deferred read transaction; inside a
+        write transaction already, that one)."""
+        if self.conn.in_transaction:
+            yield
+            return
+        self.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")
+
+    def data_version(self) -> int:
+        """A number that changes when another connection commits to the file."""
+        return int(self.scalar("PRAGMA data_version"))
+
+    @contextmanager
     def transaction(self) -> Iterator[None]:
         """A write transaction; nested calls become savepoints that roll back alone."""
         if self._depth == 0:
@@ -281,8 +299,12 @@ def register_functions(conn: sqlite3.Connection) -> None:
 def _words(text: object) -> str:
     """``convmem_words()`` in SQL: what the word index holds for a message's text.
 
-    Never raises: an exception here would fail the insert of the event itself.
+    The triggers pass the text as a BLOB, so that bytes that are not UTF-8 (only
+    another program could store them) are replaced here rather than failing the
+    conversion, and with it the insert of the event itself.
     """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
     if not isinstance(text, str):
         return ""
     from convmem.query import index_words

@@ -358,14 +358,16 @@ def v7_message_words(db: Executor) -> None:
     several long trigram doclists, and ``bm25()`` counts them all; here a term is one
     word prefix over the person's messages only. The indexed text is
     ``convmem_words(text)`` (:func:`convmem.query.index_words` joined by spaces, a
-    function each connection registers), kept in sync by triggers on ``events``; the
-    ``ascii`` tokenizer splits it back into exactly those words."""
+    function each connection registers; the text goes in as a BLOB, see ``core/db``),
+    kept in sync by triggers on ``events``; the ``ascii`` tokenizer splits it back
+    into exactly those words."""
     db.execute_script(
         """
         CREATE VIRTUAL TABLE words_fts USING fts5(words, tokenize='ascii');
         CREATE TRIGGER words_fts_ai AFTER INSERT ON events
         WHEN new.type = 'user/message' BEGIN
-            INSERT INTO words_fts(rowid, words) VALUES (new.rowid, convmem_words(new.text));
+            INSERT INTO words_fts(rowid, words)
+                VALUES (new.rowid, convmem_words(CAST(new.text AS BLOB)));
         END;
         CREATE TRIGGER words_fts_ad AFTER DELETE ON events
         WHEN old.type = 'user/message' BEGIN
@@ -374,10 +376,11 @@ def v7_message_words(db: Executor) -> None:
         CREATE TRIGGER words_fts_au AFTER UPDATE OF text, type ON events BEGIN
             DELETE FROM words_fts WHERE rowid = old.rowid;
             INSERT INTO words_fts(rowid, words)
-                SELECT new.rowid, convmem_words(new.text) WHERE new.type = 'user/message';
+                SELECT new.rowid, convmem_words(CAST(new.text AS BLOB))
+                WHERE new.type = 'user/message';
         END;
         INSERT INTO words_fts(rowid, words)
-            SELECT rowid, convmem_words(text) FROM events WHERE type = 'user/message';
+            SELECT rowid, convmem_words(CAST(text AS BLOB)) FROM events WHERE type = 'user/message';
         """
     )
 

@@ -308,10 +308,13 @@ class PgDatabase(MemoryDatabase):
                 problems.append(
                     f"index {row['relname']} is invalid: REINDEX INDEX {row['relname']}"
                 )
-            for table, column in (("events", "text"), ("memory_items", "content")):
+            for table, tokens in (
+                ("events", "greatest(char_length(text) - 2, 0)"),
+                ("memory_items", "greatest(char_length(content) - 2, 0)"),
+                ("message_words", "n"),
+            ):
                 row = self.one(
-                    f"SELECT count(*) AS docs, coalesce(sum(greatest(char_length({column}) - 2,"
-                    f" 0)), 0) AS tokens FROM {table}"
+                    f"SELECT count(*) AS docs, coalesce(sum({tokens}), 0) AS tokens FROM {table}"
                 )
                 stats = self.one(
                     "SELECT coalesce(sum(docs), 0) AS docs, coalesce(sum(tokens), 0) AS tokens"
@@ -323,6 +326,17 @@ class PgDatabase(MemoryDatabase):
                     int(stats["tokens"]),
                 ):
                     problems.append(f"fts_stats for {table} do not match its rows")
+            # the word index holds every message of the person, nothing else
+            missing = self.scalar(
+                "SELECT count(*) FROM events e WHERE e.type = 'user/message' AND NOT EXISTS"
+                " (SELECT 1 FROM message_words w WHERE w.session_id = e.session_id"
+                " AND w.seq = e.seq)"
+            )
+            if missing:
+                problems.append(
+                    f"{missing} of the person's messages are missing from message_words"
+                    " (written by a convmem older than schema 7?)"
+                )
             if self.scalar("SELECT lower('Ä') = 'ä' AS folds") is not True:
                 problems.append(
                     "the database's LC_CTYPE folds only ASCII case (e.g. 'C'); search then"

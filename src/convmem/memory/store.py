@@ -93,6 +93,7 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         #: (sessions, lowest rowid, highest rowid) -> whether only those sessions'
         #: events lie in that range (see ``_exclusive``)
         self._exclusive_spans: dict[tuple[tuple[str, ...], int, int], bool] = {}
+        self._exclusive_version = -1
 
     @classmethod
     def open(cls, path: str, clock: Callable[[], str] = utc_now) -> MemoryStore:
@@ -257,6 +258,12 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         terms = [t for t in terms if len(t) >= 3]
         if not terms:
             return []
+        with self.db.snapshot():  # the range, what lies in it and the matches agree
+            return self._search_events(where, terms, limit, types)
+
+    def _search_events(
+        self, where: str | Scope, terms: list[str], limit: int, types: Sequence[str]
+    ) -> list[tuple[StoredEvent, float]]:
         span = self.rowid_span(where)
         if span is None:
             return []
@@ -327,11 +334,15 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
     def _exclusive(self, where: str | Scope, span: tuple[int, int]) -> bool:
         """Whether the scope's events are all the events in its rowid range.
 
-        Counted once per range and kept: a new event always takes a rowid above every
-        other, so the rows inside a range only change when one of its own sessions'
-        events (which moves the range) or another's (which leaves it no less
-        exclusive) is deleted.
+        Counted once per range and kept until an event is deleted: a new event takes
+        a rowid above every other, and only after deletes at the top can an old
+        rowid be given again. This store's purges forget what was kept; another
+        connection's commits (``data_version``) do too.
         """
+        version = self.db.data_version()
+        if version != self._exclusive_version:
+            self._exclusive_spans.clear()
+            self._exclusive_version = version
         sessions = tuple(scope_sessions(where))
         key = (sessions, *span)
         known = self._exclusive_spans.get(key)
@@ -542,6 +553,7 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
 
     def purge_sessions(self, session_ids: Sequence[str]) -> dict[str, int]:
         """Delete every row of these sessions in one transaction; others are untouched."""
+        self._exclusive_spans.clear()  # rowids deleted at the top are given again
         removed = dict.fromkeys(SESSION_TABLES, 0)
         with self.transaction():
             for session_id in session_ids:
