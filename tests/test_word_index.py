@@ -18,6 +18,11 @@ from convmem.runtime import MemoryRuntime
 from pg_server import SqliteBackend
 
 MESSAGES = ("user/message",)
+#: An event written by SQL alone, as another program would: (session, seq, type, text).
+RAW_EVENT = (
+    "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
+    " VALUES (?, ?, ?, {text}, 'h' || ?2, 'now')"
+)
 
 
 @pytest.mark.sqlite_only
@@ -89,13 +94,9 @@ def test_a_store_from_before_the_word_index_is_indexed_on_open(tmp_path: Path) -
             func(db)
         db.execute("INSERT INTO meta(key, value) VALUES ('schema', '6')")
     for seq, type_ in ((1, "user/message"), (2, "tool/result")):
-        db.execute(
-            "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
-            " VALUES ('old', ?, ?, 'the deploy window', ?, 'then')",
-            (seq, type_, f"h{seq}"),
-        )
+        db.execute(RAW_EVENT.format(text="?"), ("old", seq, type_, "the deploy window"))
     db.close()
-    store = MemoryStore.open(path)
+    store = MemoryStore.open(str(path))
     try:
         assert store.db.scalar("SELECT count(*) FROM words_fts") == 1
         found = store.search_events("old", ["deploy"], 5, MESSAGES)
@@ -106,15 +107,23 @@ def test_a_store_from_before_the_word_index_is_indexed_on_open(tmp_path: Path) -
 
 
 @pytest.mark.sqlite_only
-def test_text_the_words_function_cannot_read_never_fails_the_insert(tmp_path: Path) -> None:
-    store = MemoryStore.open(tmp_path / "m.sqlite")
+@pytest.mark.parametrize(
+    ("text", "value", "words"),
+    [
+        ("?", b"\xff\xfe binary", "binary"),  # a BLOB where text belongs
+        # bytes that are not UTF-8 stored as TEXT: Python could not even convert
+        # them to pass to the words function, and the insert would fail
+        ("CAST(? AS TEXT)", b"deploy \xffnow", "deploy now"),
+    ],
+)
+def test_text_the_words_function_cannot_read_never_fails_the_insert(
+    tmp_path: Path, text: str, value: bytes, words: str
+) -> None:
+    # only another program could store such values
+    store = MemoryStore.open(str(tmp_path / "m.sqlite"))
     try:
-        store.db.execute(
-            "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
-            " VALUES ('s', 1, 'user/message', ?, 'h', 'now')",
-            (b"\xff\xfe binary",),
-        )
-        assert store.db.scalar("SELECT words FROM words_fts") == "binary"
+        store.db.execute(RAW_EVENT.format(text=text), ("s", 1, "user/message", value))
+        assert store.db.scalar("SELECT words FROM words_fts") == words
         assert store.count_events("s") == 1
     finally:
         store.close()
@@ -125,13 +134,10 @@ def test_another_program_cannot_add_an_event_without_convmem(tmp_path: Path) -> 
     # the index's trigger calls convmem_words(), which only convmem's connections
     # have: a foreign writer gets an error instead of leaving the index behind
     path = tmp_path / "m.sqlite"
-    MemoryStore.open(path).close()
+    MemoryStore.open(str(path)).close()
     conn = sqlite3.connect(path)
     with pytest.raises(sqlite3.OperationalError, match="convmem_words"):
-        conn.execute(
-            "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
-            " VALUES ('s', 1, 'user/message', 'hello there', 'h', 'now')"
-        )
+        conn.execute(RAW_EVENT.format(text="?"), ("s", 1, "user/message", "hello there"))
     conn.close()
 
 
@@ -191,21 +197,6 @@ def test_another_connections_purge_is_seen_too(tmp_path: Path) -> None:
     found = rt.store.search_events("a", ["deploy"], 10, MESSAGES)
     assert sorted((e.session_id, e.seq) for e, _ in found) == [("a", 1), ("a", 2)]
     rt.close()
-
-
-@pytest.mark.sqlite_only
-def test_text_that_is_not_utf8_is_indexed_not_refused(tmp_path: Path) -> None:
-    # only another program could store such bytes as TEXT; Python could not even
-    # convert them to pass to the words function, and the insert would fail
-    store = MemoryStore.open(tmp_path / "m.sqlite")
-    try:
-        store.db.execute(
-            "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
-            " VALUES ('s', 1, 'user/message', CAST(X'6465706C6F7920FF6E6F77' AS TEXT), 'h', 'n')"
-        )
-        assert store.db.scalar("SELECT words FROM words_fts") == "deploy now"
-    finally:
-        store.close()
 
 
 def test_a_thai_query_searches_substrings(backend: SqliteBackend) -> None:
