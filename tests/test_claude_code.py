@@ -27,6 +27,7 @@ from convmem.adapters.claude_settings import (
     merge_hooks,
 )
 from convmem.capture import is_user_evidence
+from convmem.cli.claude_cmds import cli_executable
 from convmem.config import load_settings
 from convmem.ingest import ingest_file
 from convmem.runtime import MemoryRuntime
@@ -656,7 +657,7 @@ def test_install_command(cli: Cli, tmp_path: Path, home: Path) -> None:
     assert str(local) in first.out and not shared.exists()  # the team's file is untouched
     data = json.loads(local.read_text())
     command = data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
-    assert command == "convmem hook claude-code"  # by name: survives a moved install
+    assert command == "convmem-hook claude-code"  # by name: survives a moved install
     slash = (project / ".claude" / "commands" / "convmem.md").read_text()
     assert "!`convmem explain --session" in slash
     assert "Bash(convmem status:*)" in slash
@@ -667,7 +668,7 @@ def test_install_command(cli: Cli, tmp_path: Path, home: Path) -> None:
     assert with_home.code == 0
     data = json.loads(local.read_text())
     assert data["hooks"]["Stop"][0]["hooks"][0]["command"] == (
-        f"convmem hook claude-code --home {home.resolve()}"
+        f"convmem-hook claude-code --home {home.resolve()}"
     )
     custom = cli(
         "install", "claude-code", "--project", str(project), "--command", "cm hook claude-code"
@@ -684,7 +685,7 @@ def test_install_command(cli: Cli, tmp_path: Path, home: Path) -> None:
     assert team.code == 0 and str(shared) in team.out
     assert "run twice" in team.err and "--uninstall" in team.err
     assert json.loads(shared.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == (
-        "convmem hook claude-code"
+        "convmem-hook claude-code"
     )
     assert "run twice" in cli("install", "claude-code", "--project", str(project)).err
     assert cli("install", "claude-code", "--project", str(project), "--shared", "--uninstall")
@@ -715,9 +716,34 @@ def test_plugin_layout_is_valid() -> None:
     hooks = json.loads(root.joinpath("hooks/hooks.json").read_text())["hooks"]
     assert list(hooks) == [event for event, _ in HOOK_EVENTS]
     for groups in hooks.values():
-        assert groups[0]["hooks"][0]["command"] == "convmem hook claude-code"
+        assert groups[0]["hooks"][0]["command"] == "convmem-hook claude-code"
     command = root.joinpath("commands/convmem.md").read_text()
     assert command.startswith("---\n") and "convmem explain" in command
+
+
+@pytest.mark.parametrize(
+    ("command", "executable"),
+    [
+        ("convmem-hook claude-code", "convmem"),
+        ("convmem-hook claude-code --home /h", "convmem"),
+        ("/opt/venv/bin/convmem-hook claude-code", "/opt/venv/bin/convmem"),
+        ("'/my tools/convmem-hook' claude-code", "'/my tools/convmem'"),
+        ("/venv/bin/convmem hook claude-code --home /h", "/venv/bin/convmem"),
+        ("python -m convmem hook claude-code", "python -m convmem"),
+    ],
+)
+def test_the_slash_command_calls_the_hooks_convmem(command: str, executable: str) -> None:
+    assert cli_executable(command) == executable
+
+
+def test_a_hook_command_with_unbalanced_quotes_is_refused(cli: Cli, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    bad = cli(
+        "install", "claude-code", "--project", str(project), "--command", "'cm hook claude-code"
+    )
+    assert bad.code == 2 and "--command" in bad.err and "quotation" in bad.err, bad
+    assert "Traceback" not in bad.err and not (project / ".claude").exists()
 
 
 def test_slash_command_file_belongs_to_its_author(tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ def test_a_working_install_passes_and_the_live_event_is_captured(
     assert any(line.startswith("OK    convmem: `convmem` on PATH") for line in lines)
     assert any("settings.local.json: convmem hooks for all 7 events" in line for line in lines)
     assert any(
-        "live check: a Stop event through `convmem hook claude-code`" in line for line in lines
+        "live check: a Stop event through `convmem-hook claude-code`" in line for line in lines
     )
     assert not any(line.startswith("ERROR") for line in lines), result.out
     # the live check's event reached the hooks' own record, and its session is gone again

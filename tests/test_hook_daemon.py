@@ -652,6 +652,43 @@ def test_a_served_call_imports_almost_nothing(tmp_path: Path, homes: list[Path])
     assert result.stderr == "0 []\n" and served(home) == 1
 
 
+def _imported(*argv: str, stdin: str = "", env: dict[str, str] | None = None) -> set[str]:
+    """The modules a Python command imports (``-X importtime`` names each on stderr)."""
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = [line.split("|") for line in result.stderr.splitlines()]
+    return {parts[-1].strip() for parts in lines if parts[0].startswith("import time:")}
+
+
+def test_the_installed_hook_script_imports_less_than_the_launcher(
+    tmp_path: Path, homes: list[Path]
+) -> None:
+    """``convmem-hook`` (what the hooks run) hands a call over without the ``re`` that
+    the installer's ``convmem`` launcher imports before convmem starts."""
+    script = Path(sys.executable).with_name("convmem-hook")
+    launcher = Path(sys.executable).with_name("convmem")
+    assert script.is_file() and launcher.is_file(), "pip install -e . writes both"
+    home = tmp_path / "home"
+    homes.append(home)
+    start_daemon(home)
+    listening(home)
+    body = json.dumps(payload("SessionStart", tmp_path / "t.jsonl"))
+    env = {"CONVMEM_HOME": str(home)}
+    bare = _imported("-c", "pass")
+    ours = _imported(str(script), "claude-code", stdin=body, env=env) - bare
+    theirs = _imported(str(launcher), "hook", "claude-code", stdin=body, env=env) - bare
+    assert served(home) == 2
+    assert "re" in theirs and "re" not in ours, sorted(ours)
+    assert not ours & {"json", "sqlite3", "subprocess", "socket", "convmem.config", "typing"}
+
+
 def test_changed_sources_are_noticed(tmp_path: Path) -> None:
     source = tmp_path / "module.py"
     source.write_text("x = 1\n")

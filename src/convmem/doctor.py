@@ -157,7 +157,7 @@ def check_claude_code(
                         ERROR,
                         "claude-code",
                         f"{path}: hook command `{command}` does not resolve: {why}",
-                        f"{fix} (writes `convmem hook claude-code`); {TOOL_FIX}",
+                        f"{fix} (writes `convmem-hook claude-code`); {TOOL_FIX}",
                     )
                 )
             elif command not in commands:

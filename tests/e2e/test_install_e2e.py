@@ -116,7 +116,7 @@ def test_claude_code_runs_the_installed_convmem(
     assert "not on PATH" not in installed.stderr
     settings = json.loads((project / ".claude" / "settings.local.json").read_text())
     commands = {h["command"] for g in settings["hooks"].values() for e in g for h in e["hooks"]}
-    assert commands == {"convmem hook claude-code"}
+    assert commands == {"convmem-hook claude-code"}
     assert not (project / ".claude" / "settings.json").exists()  # the team's file untouched
 
     with FakeModel(log_path=tmp_path / "requests.jsonl") as fm:

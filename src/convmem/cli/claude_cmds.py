@@ -16,10 +16,21 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+#: Installed beside ``convmem``: ``convmem hook`` without the launcher's imports.
+HOOK_SCRIPT = "convmem-hook"
+
 
 def default_hook_command(extra: list[str] | None = None) -> str:
-    """``convmem hook claude-code``: the command by name, so a moved install still works."""
-    return shlex.join(["convmem", "hook", "claude-code", *(extra or [])])
+    """``convmem-hook claude-code``: the command by name, so a moved install still works."""
+    return shlex.join([HOOK_SCRIPT, "claude-code", *(extra or [])])
+
+
+def cli_executable(command: str) -> str:
+    """The ``convmem`` a hook command belongs to (the /convmem slash command calls it)."""
+    words = shlex.split(command)
+    if words and Path(words[0]).name == HOOK_SCRIPT:
+        return shlex.quote(words[0][: -len(HOOK_SCRIPT)] + "convmem")
+    return command.split(" hook claude-code", 1)[0]
 
 
 def _explicit(ctx: click.Context, name: str) -> Any:
@@ -45,7 +56,7 @@ def _explicit(ctx: click.Context, name: str) -> Any:
 @click.option(
     "--command",
     "command",
-    help="Hook command to write (default: 'convmem hook claude-code', found on PATH).",
+    help="Hook command to write (default: 'convmem-hook claude-code', found on PATH).",
 )
 @click.pass_context
 def install_claude_code(
@@ -61,7 +72,8 @@ def install_claude_code(
     Adds one command hook for each of SessionStart, UserPromptSubmit, PreToolUse,
     PostToolUse, PreCompact, Stop and SessionEnd to the project's own, uncommitted
     .claude/settings.local.json (--shared: the committed settings.json; --user: every
-    project). The hook calls `convmem` by name, so install convmem where Claude Code
+    project). The hook calls `convmem-hook` (installed beside `convmem`, the same
+    as `convmem hook`, started faster) by name, so install convmem where Claude Code
     finds it on PATH (`uv tool install` or `pipx install`). Other hooks and settings
     are kept; running it twice changes nothing; --uninstall removes only convmem's
     entries. It also adds the /convmem slash command (status, explain) to the same
@@ -87,9 +99,14 @@ def install_claude_code(
             if value:
                 extra += [flag, str(Path(value).expanduser().resolve())]
         command = default_hook_command(extra)
+    try:
+        executable = cli_executable(command)
+    except ValueError as exc:  # unbalanced quotes
+        raise click.BadParameter(
+            f"{command!r} is not a shell command: {exc}", param_hint="--command"
+        ) from None
     changed = install_hooks(path, command, uninstall=uninstall)
     slash = base / ".claude" / "commands" / "convmem.md"
-    executable = command.split(" hook claude-code", 1)[0]
     slash_changed = install_command(slash, command_markdown(executable), uninstall=uninstall)
     if uninstall:
         click.echo(
@@ -112,7 +129,7 @@ def install_claude_code(
                 f"remove them with `convmem install claude-code --project {base} {fix}`",
                 err=True,
             )
-    word = shlex.split(command)[0] if command.strip() else ""
+    word = shlex.split(command)[0] if command.strip() else ""  # checked above
     if word and shutil.which(word) is None:
         click.echo(
             f"warning: {word!r} is not on PATH here, so Claude Code cannot run the hooks; "
