@@ -148,17 +148,24 @@ def earlier_blocks(
     none, so a caller can tell "no earlier block" from "an earlier block with no lines".
     """
     after = compaction_boundary(store, session_id) if shadowed is None else None
-    events = store.events(
+    heads = store.event_heads(
         session_id,
+        "user/message",
         after=-1 if after is None else after,
-        types=["user/message"],
-        newest_first=True,
         limit=MAX_EARLIER_BLOCKS,
+        chars=_HEAD_CHARS,
     )
-    if shadowed:
-        shown = outside_ranges(shadowed)
-        events = [e for e in events if shown((e.seq,))]
-    return EarlierBlocks.of(event.text for event in events)
+    shown = outside_ranges(shadowed) if shadowed else (lambda seqs: True)
+    # only blocks are read whole (a head of nothing but white space may still be one)
+    seqs = [
+        seq
+        for seq, head, n in heads
+        if shown((seq,)) and (is_block(head) or (n > len(head) and not head.strip()))
+    ]
+    return EarlierBlocks.of(event.text for event in store.events_by_seq(session_id, seqs))
+
+
+_HEAD_CHARS = 256
 
 
 def share_allowance(

@@ -169,6 +169,18 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
             params.append(limit)
         return [StoredEvent.from_row(r) for r in self.db.query(sql, params)]
 
+    def event_heads(
+        self, session_id: str, type_: str, *, after: int = -1, limit: int, chars: int
+    ) -> list[tuple[int, str, int]]:
+        """``(seq, first chars characters, length)`` of the newest events of ``type_``
+        after ``after``, newest first: enough to tell which to read whole."""
+        rows = self.db.query(
+            "SELECT seq, substr(text, 1, ?) AS head, length(text) AS n FROM events"
+            " WHERE session_id = ? AND seq > ? AND type = ? ORDER BY seq DESC LIMIT ?",
+            (chars, session_id, after, type_, limit),
+        )
+        return [(int(r["seq"]), str(r["head"] or ""), int(r["n"] or 0)) for r in rows]
+
     def event_sizes(self, session_id: str, after: int = -1) -> list[tuple[int, str, str, int]]:
         """``(seq, type, source kind or "", characters)`` of each event after ``after``.
 
