@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent / "src"))
 
-from convmem.memory.store import fts_phrase  # noqa: E402
+from convmem.memory.store_items import fts_phrase  # noqa: E402
 from convmem.query import query_signals, selective  # noqa: E402
 from realtext import real_session  # noqa: E402
 from scale import machine, machine_line  # noqa: E402

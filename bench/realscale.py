@@ -45,7 +45,8 @@ sys.path.insert(1, str(HERE.parent / "src"))
 from capture import INSERT, bare_rows  # noqa: E402
 from convmem.config import load_settings  # noqa: E402
 from convmem.core.db import MemoryDatabase, register_functions  # noqa: E402
-from convmem.memory.store import MemoryStore, fts_phrase  # noqa: E402
+from convmem.memory.store import MemoryStore  # noqa: E402
+from convmem.memory.store_items import fts_phrase  # noqa: E402
 from convmem.query import query_signals, selective, word_terms  # noqa: E402
 from convmem.retrieval import RANK_TERMS  # noqa: E402
 from convmem.runtime import MemoryRuntime  # noqa: E402

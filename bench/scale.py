@@ -59,7 +59,8 @@ from capture import INSERT, bare_rows  # noqa: E402  (bench/capture.py)
 from convmem.capture import Capture  # noqa: E402
 from convmem.config import load_settings  # noqa: E402
 from convmem.core.db import MemoryDatabase, register_functions  # noqa: E402
-from convmem.memory.store import MemoryStore, fts_phrase  # noqa: E402
+from convmem.memory.store import MemoryStore  # noqa: E402
+from convmem.memory.store_items import fts_phrase  # noqa: E402
 from convmem.retrieval import query_signals  # noqa: E402
 from convmem.runtime import MemoryRuntime  # noqa: E402
 from synth import session_mix  # noqa: E402

@@ -204,6 +204,12 @@ def test_oldest_schema_migrates_forward(pg_pool: pg_server.SchemaPool) -> None:
         "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
         " VALUES ('old', 1, 'user/message', 'kept across migrations', 'h', 'then')"
     )
+    db.execute(
+        "INSERT INTO memory_items (id, session_id, kind, content, evidence_type, content_hash,"
+        " extractor, created_at, updated_at)"
+        " VALUES ('m1', 'old', 'fact', 'migrations keep items', 'user_explicit', 'h', 'x',"
+        " 'then', 'then')"
+    )
     db.close()
     store = PgMemoryStore.open(url)
     try:
@@ -212,6 +218,9 @@ def test_oldest_schema_migrates_forward(pg_pool: pg_server.SchemaPool) -> None:
         # v7 indexed the message stored before it by word
         found = store.search_events("old", ["migration"], 5, ("user/message",))
         assert [e.seq for e, _ in found] == [1]
+        # v8 the item stored before it
+        items = store.search_items("old", ["migration"], 5, ("active",))
+        assert [m.id for m, _ in items] == ["m1"] and store.integrity_check() == []
         assert store.latest_validation_log() is None  # v2 table exists now
         assert store.meta(f"migration:{MIGRATIONS[-1][0]}") is not None
     finally:
@@ -276,6 +285,13 @@ def test_integrity_check_is_real(pg: pg_server.PgBackend) -> None:
     assert store.integrity_check() == [
         "1 of the person's messages are missing from message_words"
         " (written by a convmem older than schema 7?)"
+    ]
+    store.db.execute("DELETE FROM events")
+    store.insert_item(MemoryItem("m1", "s", "fact", "hello there", "user_explicit"))
+    assert store.integrity_check() == []
+    store.db.execute("DELETE FROM item_words")
+    assert store.integrity_check() == [
+        "1 memory items are missing from item_words (written by a convmem older than schema 8?)"
     ]
 
 

@@ -1,9 +1,11 @@
-"""The word index over the person's messages: what it holds, which searches read it,
-and that it follows the events through migration, purge and odd text."""
+"""The word indexes over the person's messages and over memory items: what they hold,
+which searches read them, and that they follow their rows through migration, purge and
+odd text."""
 
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from convmem.capture import Event
 from convmem.config import load_settings
 from convmem.core.db import MemoryDatabase
 from convmem.core.schema import MIGRATIONS
+from convmem.memory.models import MemoryItem
 from convmem.memory.store import MemoryStore
 from convmem.query import index_words, query_signals, word_terms
 from convmem.runtime import MemoryRuntime
@@ -101,6 +104,53 @@ def test_a_store_from_before_the_word_index_is_indexed_on_open(tmp_path: Path) -
         assert store.db.scalar("SELECT count(*) FROM words_fts") == 1
         found = store.search_events("old", ["deploy"], 5, MESSAGES)
         assert [e.seq for e, _ in found] == [1]
+        assert store.integrity_check() == []
+    finally:
+        store.close()
+
+
+def _items(store: MemoryStore, session: str, contents: list[str]) -> None:
+    for n, content in enumerate(contents, 1):
+        item = MemoryItem(f"{session}{n}", session, "fact", content, "user_explicit")
+        assert store.insert_item(replace(item, content_hash=f"{session}{n}", derived_from_seq=n))
+
+
+def test_items_are_searched_by_word_prefix(backend: SqliteBackend) -> None:
+    store = backend.store()
+    _items(
+        store, "a", ["cache the rendered pages", "caching is off; run pytest", "数据库连接池 50"]
+    )
+    _items(store, "b", ["cache everything"])
+    found = store.search_items("a", ["cach"], 10, ("active",))
+    assert sorted(m.id for m, _ in found) == ["a1", "a2"]  # words that begin with it
+    assert store.search_items("a", ["test"], 10, ("active",)) == []  # not inside pytest
+    # a CJK term or a punctuated one: the trigram index, substrings as before
+    mixed = store.search_items("a", ["连接池", "test"], 10, ("active",))
+    assert sorted(m.id for m, _ in mixed) == ["a2", "a3"]
+    store.update_item("a1", status="superseded")
+    assert [m.id for m, _ in store.search_items("a", ["cach"], 10, ("active",))] == ["a2"]
+    store.purge_session("a")
+    assert store.search_items("a", ["cach"], 10, ("active", "superseded")) == []
+    assert [m.id for m, _ in store.search_items("b", ["cach"], 10, ("active",))] == ["b1"]
+    assert store.integrity_check() == []
+
+
+@pytest.mark.sqlite_only
+def test_items_from_before_their_word_index_are_indexed_on_open(tmp_path: Path) -> None:
+    path = tmp_path / "v7.sqlite"
+    db = MemoryDatabase(path, migrate=False)
+    with db.transaction():
+        for _, func in MIGRATIONS[:7]:
+            func(db)
+        db.execute("INSERT INTO meta(key, value) VALUES ('schema', '7')")
+    db.close()
+    old = MemoryStore(MemoryDatabase(path, migrate=False))
+    _items(old, "old", ["the deploy window is friday", "数据库"])
+    old.close()
+    store = MemoryStore.open(str(path))
+    try:
+        assert store.db.scalar("SELECT count(*) FROM item_words_fts") == 2
+        assert [m.id for m, _ in store.search_items("old", ["deploy"], 5, ("active",))] == ["old1"]
         assert store.integrity_check() == []
     finally:
         store.close()

@@ -262,7 +262,7 @@ class MemoryDatabase:
         try:
             rows = self.conn.execute("PRAGMA integrity_check").fetchall()
             problems += [str(r[0]) for r in rows if str(r[0]) != "ok"]
-            for table in ("events_fts", "memory_fts", "rules_fts", "words_fts"):
+            for table in ("events_fts", "memory_fts", "rules_fts", "words_fts", "item_words_fts"):
                 exists = self.conn.execute(
                     "SELECT 1 FROM sqlite_master WHERE name = ?", (table,)
                 ).fetchone()

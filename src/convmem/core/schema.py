@@ -385,4 +385,31 @@ def v7_message_words(db: Executor) -> None:
     )
 
 
+@migration
+def v8_item_words(db: Executor) -> None:
+    """A word index over memory items (``item_words_fts``), as ``words_fts`` is over the
+    person's messages: a pre-step's item search and extraction's search for related
+    items read it when every term is a word. Every item is indexed, whatever its
+    status (a search filters on the status)."""
+    db.execute_script(
+        """
+        CREATE VIRTUAL TABLE item_words_fts USING fts5(words, tokenize='ascii');
+        CREATE TRIGGER item_words_fts_ai AFTER INSERT ON memory_items BEGIN
+            INSERT INTO item_words_fts(rowid, words)
+                VALUES (new.rowid, convmem_words(CAST(new.content AS BLOB)));
+        END;
+        CREATE TRIGGER item_words_fts_ad AFTER DELETE ON memory_items BEGIN
+            DELETE FROM item_words_fts WHERE rowid = old.rowid;
+        END;
+        CREATE TRIGGER item_words_fts_au AFTER UPDATE OF content ON memory_items BEGIN
+            DELETE FROM item_words_fts WHERE rowid = old.rowid;
+            INSERT INTO item_words_fts(rowid, words)
+                VALUES (new.rowid, convmem_words(CAST(new.content AS BLOB)));
+        END;
+        INSERT INTO item_words_fts(rowid, words)
+            SELECT rowid, convmem_words(CAST(content AS BLOB)) FROM memory_items;
+        """
+    )
+
+
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -312,6 +312,7 @@ class PgDatabase(MemoryDatabase):
                 ("events", "greatest(char_length(text) - 2, 0)"),
                 ("memory_items", "greatest(char_length(content) - 2, 0)"),
                 ("message_words", "n"),
+                ("item_words", "n"),
             ):
                 row = self.one(
                     f"SELECT count(*) AS docs, coalesce(sum({tokens}), 0) AS tokens FROM {table}"
@@ -336,6 +337,15 @@ class PgDatabase(MemoryDatabase):
                 problems.append(
                     f"{missing} of the person's messages are missing from message_words"
                     " (written by a convmem older than schema 7?)"
+                )
+            missing = self.scalar(
+                "SELECT count(*) FROM memory_items m WHERE NOT EXISTS"
+                " (SELECT 1 FROM item_words w WHERE w.id = m.id)"
+            )
+            if missing:
+                problems.append(
+                    f"{missing} memory items are missing from item_words"
+                    " (written by a convmem older than schema 8?)"
                 )
             if self.scalar("SELECT lower('Ä') = 'ä' AS folds") is not True:
                 problems.append(

@@ -393,4 +393,35 @@ def v7_message_words(db: Executor) -> None:
         after = (rows[-1]["session_id"], rows[-1]["seq"])
 
 
+@migration
+def v8_item_words(db: Executor) -> None:
+    """The word index over memory items (SQLite's ``item_words_fts``), as
+    ``message_words`` is over the person's messages: a row per item (its words and
+    their count, computed by convmem when it inserts the item), gone with its item."""
+    db.execute_script(
+        f"""
+        CREATE TABLE item_words (
+            id TEXT COLLATE "C" PRIMARY KEY REFERENCES memory_items (id) ON DELETE CASCADE,
+            session_id TEXT COLLATE "C" NOT NULL,
+            words TEXT COLLATE "C" NOT NULL,
+            n BIGINT NOT NULL
+        );
+        CREATE INDEX item_words_trgm ON item_words
+            USING gin (session_id, (' ' || words) gin_trgm_ops) WITH ({_EVENTS_GIN});
+        {_stats_triggers("item_words", "n")}
+        """
+    )
+    from convmem.memory.pg_search import ITEM_WORDS_INSERT, item_words_insert
+
+    after = ""
+    while True:
+        rows = db.query(
+            "SELECT id, content FROM memory_items WHERE id > ? ORDER BY id LIMIT 1000", (after,)
+        )
+        if not rows:
+            return
+        db.execute(ITEM_WORDS_INSERT, item_words_insert((r["id"], r["content"]) for r in rows))
+        after = rows[-1]["id"]
+
+
 SCHEMA_VERSION = len(MIGRATIONS)

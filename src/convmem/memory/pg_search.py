@@ -14,9 +14,10 @@ where ``f(t)`` counts the (overlapping) occurrences of the term in the row, ``D`
 the row's trigram count (``chars - 2``), and ``N``, ``avgD`` and ``n(t)`` describe the
 documents searched.
 
-The person's messages searched by word (``MESSAGE_WORDS``, SQLite's ``words_fts``)
-follow the same formula over their words: ``f(t)`` counts the words the term begins,
-``D`` is the row's word count.
+The person's messages and the memory items searched by word (``MESSAGE_WORDS`` and
+``ITEM_WORDS``, SQLite's ``words_fts`` and ``item_words_fts``) follow the same formula
+over their words: ``f(t)`` counts the words the term begins, ``D`` is the row's word
+count.
 
 One deliberate difference: FTS5 takes ``N``, ``avgD`` and ``n(t)`` from the whole
 table, this takes them from the session (``fts_stats`` keeps documents and tokens
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from convmem.core.constants import PERSON_MESSAGE
-from convmem.memory.store import like_pattern
+from convmem.memory.store_items import like_pattern
 
 #: FTS5's bm25() parameters (``fts5_aux.c``).
 K1 = 1.2
@@ -46,42 +47,49 @@ _ASCII_SPECIAL = re.compile(r"([\x20-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e])")
 
 @dataclass(frozen=True)
 class Corpus:
-    """A searchable table: the table whose rows a search returns, its text column, row
-    key, the column a search filters on, and the order of equal ranks (SQLite's).
+    """A searchable table: the table whose rows a search returns, its row key, the
+    value a search filters on, and the order of equal ranks (SQLite's).
 
     ``index`` is the table the terms are looked up in (its rows share the returned
     table's session and key), ``searched`` the text they are matched against and
-    ``length`` a row's document length, both SQL over the index row ``x``.
+    ``length`` a row's document length, SQL over the index row ``x`` like ``kind``
+    (and over the rows ``join`` adds).
     """
 
     table: str
-    column: str
     key: str
     kind: str
     order: tuple[str, ...]
     index: str
     searched: str
     length: str
+    join: str = ""
 
     @property
     def words(self) -> bool:
         """Terms are word prefixes (SQLite's ``words_fts``), not substrings."""
-        return self.index == "message_words"
+        return self.index.endswith("_words")
 
 
 EVENTS = Corpus(
-    "events", "text", "seq", "type", ("sid", "k"), "events", "lower(x.text)",
+    "events", "seq", "x.type", ("sid", "k"), "events", "lower(x.text)",
     "greatest(char_length(x.text) - 2, 0)",
 )  # fmt: skip
 ITEMS = Corpus(
-    "memory_items", "content", "id", "status", ("k",), "memory_items", "lower(x.content)",
+    "memory_items", "id", "x.status", ("k",), "memory_items", "lower(x.content)",
     "greatest(char_length(x.content) - 2, 0)",
 )  # fmt: skip
 #: The person's messages by word (SQLite's ``words_fts``): a term is a word prefix,
 #: found as ``' ' || term`` in the row's words joined by spaces; a row has ``n`` words.
 MESSAGE_WORDS = Corpus(
-    "events", "text", "seq", "type", ("sid", "k"), "message_words", "' ' || x.words", "x.n"
-)
+    "events", "seq", f"'{PERSON_MESSAGE}'", ("sid", "k"), "message_words", "' ' || x.words",
+    "x.n",
+)  # fmt: skip
+#: Memory items by word (SQLite's ``item_words_fts``); the status is the item's own.
+ITEM_WORDS = Corpus(
+    "memory_items", "id", "i.status", ("k",), "item_words", "' ' || x.words", "x.n",
+    "JOIN memory_items i ON i.id = x.id",
+)  # fmt: skip
 
 #: The words of the person's messages, for those of the given events that are stored
 #: (type and content hash checked against ``events``, so an insert that was ignored
@@ -118,6 +126,32 @@ def words_insert(events: Iterable[tuple[str, int, str, str, str]]) -> list[Any] 
         ):
             column.append(value)
     return [*columns, PERSON_MESSAGE] if columns[0] else None
+
+
+#: The words of items just stored (their content checked against ``memory_items``, so
+#: an insert that was ignored for an existing id indexes nothing).
+ITEM_WORDS_INSERT = """
+    INSERT INTO item_words (id, session_id, words, n)
+    SELECT m.id, m.session_id, u.w, u.n
+    FROM unnest(?::text[], ?::text[], ?::bigint[]) AS u(i, w, n)
+    JOIN memory_items m ON m.id = u.i
+    ON CONFLICT DO NOTHING
+"""
+
+
+def item_words_insert(items: Iterable[tuple[str, str]]) -> list[Any]:
+    """Parameters of :data:`ITEM_WORDS_INSERT` for ``(id, content)`` items."""
+    from convmem.query import index_words
+
+    ids: list[str] = []
+    texts: list[str] = []
+    counts: list[int] = []
+    for item_id, content in items:
+        words = index_words(content)
+        ids.append(item_id)
+        texts.append(" ".join(words))
+        counts.append(len(words))
+    return [ids, texts, counts]
 
 
 def occurrence_regex(term: str) -> str:
@@ -189,8 +223,6 @@ def bm25_query(
         params += [MIN_IDF, K1 + 1.0, K1, 1 - B, B]
     kind_sql = f" WHERE m.kind IN ({','.join('?' * len(kinds))})" if kinds else ""
     patterns = ", ".join(["?" if c.words else "lower(?)"] * n)
-    # the word index holds the person's messages only (the store searches it for them)
-    kind = f"'{PERSON_MESSAGE}'" if c.words else f"x.{c.kind}"
     params += [*kinds, limit]
     sql = f"""
         WITH s AS (
@@ -199,9 +231,9 @@ def bm25_query(
                    AS avgdl
             FROM fts_stats WHERE tbl = ? AND session_id {in_sessions}
         ), m AS MATERIALIZED (
-            SELECT x.session_id AS sid, x.{c.key} AS k, {kind} AS kind,
+            SELECT x.session_id AS sid, x.{c.key} AS k, {c.kind} AS kind,
                    ({c.length})::float8 AS dl, {", ".join(freqs)}
-            FROM {c.index} x CROSS JOIN LATERAL (SELECT {c.searched} AS lt) l
+            FROM {c.index} x {c.join} CROSS JOIN LATERAL (SELECT {c.searched} AS lt) l
             WHERE x.session_id {in_sessions} AND {c.searched} LIKE ANY (ARRAY[{patterns}])
         ), h AS (SELECT {hits} FROM m),
         v AS (SELECT {idf} FROM s, h),

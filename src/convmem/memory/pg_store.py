@@ -35,16 +35,20 @@ from convmem.memory.pg_db import PgDatabase
 from convmem.memory.pg_schema import IDENTITY_TABLES
 from convmem.memory.pg_search import (
     EVENTS,
+    ITEM_WORDS,
+    ITEM_WORDS_INSERT,
     ITEMS,
     MESSAGE_WORDS,
     WORDS_INSERT,
     Corpus,
     bm25_query,
+    item_words_insert,
     word_rows,
     words_insert,
 )
-from convmem.memory.store import MemoryStore, like_pattern, utc_now, word_search
-from convmem.memory.store_items import scope_order, session_in
+from convmem.memory.store import MemoryStore, utc_now, word_search
+from convmem.memory.store_items import like_pattern, scope_order, session_in
+from convmem.query import word_terms
 
 
 def session_lock_key(session_id: str) -> int:
@@ -136,6 +140,12 @@ class PgMemoryStore(MemoryStore):
         if params is not None:
             self.db.execute(WORDS_INSERT, params)
 
+    def insert_item(self, item: MemoryItem) -> bool:
+        inserted = super().insert_item(item)
+        if inserted:
+            self.db.execute(ITEM_WORDS_INSERT, item_words_insert([(item.id, item.content)]))
+        return inserted
+
     def search_events(
         self, where: str | Scope, terms: Sequence[str], limit: int, types: Sequence[str] = ()
     ) -> list[tuple[StoredEvent, float]]:
@@ -173,10 +183,16 @@ class PgMemoryStore(MemoryStore):
     def search_items(
         self, where: str | Scope, terms: Sequence[str], limit: int, statuses: Sequence[str]
     ) -> list[tuple[MemoryItem, float]]:
-        """Items matching any term (terms ≥ 3 chars), best BM25 first (see pg_search)."""
-        if not statuses:
+        """Items matching any term (terms ≥ 3 chars), best BM25 first (see pg_search);
+        terms that are all words search the word index, as on SQLite."""
+        terms = [t for t in terms if len(t) >= 3]
+        words = word_terms(terms)
+        if not statuses or not terms or words == []:
             return []
-        rows = self._ranked(ITEMS, where, terms, statuses, limit)
+        if words is not None:
+            rows = self._ranked(ITEM_WORDS, where, words, statuses, limit)
+        else:
+            rows = self._ranked(ITEMS, where, terms, statuses, limit)
         return [(MemoryItem.from_row(r), float(r["rank"])) for r in rows]
 
     def search_rule_ids(self, terms: Sequence[str]) -> list[str]:
@@ -219,6 +235,10 @@ class PgMemoryStore(MemoryStore):
         count = self._bulk_insert(table, columns, [[row[c] for c in columns] for row in rows])
         if table == "events":
             self._index_words(word_rows(rows))
+        elif table == "memory_items":
+            self.db.execute(
+                ITEM_WORDS_INSERT, item_words_insert((r["id"], r["content"]) for r in rows)
+            )
         if table in IDENTITY_TABLES:
             self.db.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'),"

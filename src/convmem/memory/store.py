@@ -18,7 +18,13 @@ from convmem.core.constants import PERSON_MESSAGE
 from convmem.core.db import MemoryDatabase
 from convmem.core.schema import REPORT_TABLES
 from convmem.memory.models import Checkpoint, Scope, StoredEvent, scope_sessions
-from convmem.memory.store_items import ItemStoreMixin, scope_order, session_in
+from convmem.memory.store_items import (
+    ItemStoreMixin,
+    fts_phrase,
+    like_pattern,
+    scope_order,
+    session_in,
+)
 from convmem.memory.store_logs import LogStoreMixin
 from convmem.memory.store_skills import SkillStoreMixin
 from convmem.memory.store_views import ViewStoreMixin
@@ -58,11 +64,6 @@ def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def fts_phrase(term: str) -> str:
-    """One FTS5 string literal: any text a user types becomes a literal, never syntax."""
-    return '"' + term.replace('"', '""') + '"'
-
-
 #: Rows a ranked search reads past its limit, so that equal ranks at the limit can be
 #: ordered by session and seq without reading every match (``_ranked_in_span``).
 TIE_SLACK = 32
@@ -76,10 +77,6 @@ def word_search(terms: Sequence[str], types: Sequence[str]) -> list[str] | None:
     by this rule, so they rank the same rows the same way.
     """
     return word_terms(terms) if tuple(types) == (PERSON_MESSAGE,) else None
-
-
-def like_pattern(term: str) -> str:
-    return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
 class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin):

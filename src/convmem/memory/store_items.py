@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from convmem.memory.models import MemoryItem, Scope, TaskState, scope_sessions
+from convmem.query import word_terms
 
 if TYPE_CHECKING:
     from convmem.core.db import MemoryDatabase
@@ -16,11 +17,13 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def _fts_phrase(term: str) -> str:
+def fts_phrase(term: str) -> str:
+    """One FTS5 string literal: any text a user types becomes a literal, never syntax."""
     return '"' + term.replace('"', '""') + '"'
 
 
-def _like(term: str) -> str:
+def like_pattern(term: str) -> str:
+    """A LIKE pattern (escape character ``\\``) matching text that contains ``term``."""
     return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
@@ -203,16 +206,25 @@ class ItemStoreMixin:
     def search_items(
         self, where: str | Scope, terms: Sequence[str], limit: int, statuses: Sequence[str]
     ) -> list[tuple[MemoryItem, float]]:
-        """Items matching any term (trigram FTS, terms ≥ 3 chars), best BM25 first."""
+        """Items matching any term (terms ≥ 3 chars), best BM25 first.
+
+        Terms that are all words read the word index (``item_words_fts``: each term a
+        word prefix), others the trigram index (each term a substring), as for events.
+        """
         terms = [t for t in terms if len(t) >= 3]
-        if not terms:
+        words = word_terms(terms)
+        if not terms or words == []:
             return []
+        if words is not None:
+            index, match = "item_words_fts", " OR ".join(fts_phrase(w) + "*" for w in words)
+        else:
+            index, match = "memory_fts", " OR ".join(fts_phrase(t) for t in terms)
         cond, params = session_in("m.session_id", where)
         rows = self.db.query(
-            "SELECT m.*, bm25(memory_fts) AS rank FROM memory_fts JOIN memory_items m"
-            f" ON m.rowid = memory_fts.rowid WHERE memory_fts MATCH ? AND {cond}"
+            f"SELECT m.*, bm25({index}) AS rank FROM {index} JOIN memory_items m"
+            f" ON m.rowid = {index}.rowid WHERE {index} MATCH ? AND {cond}"
             f" AND m.status IN ({','.join('?' * len(statuses))}) ORDER BY rank, m.id LIMIT ?",
-            [" OR ".join(_fts_phrase(t) for t in terms), *params, *statuses, limit],
+            [match, *params, *statuses, limit],
         )
         return [(MemoryItem.from_row(r), float(r["rank"])) for r in rows]
 
@@ -230,7 +242,7 @@ class ItemStoreMixin:
             f"SELECT * FROM memory_items WHERE {scope_cond} AND ({cond})"
             f" AND status IN ({','.join('?' * len(statuses))})"
             f" ORDER BY {order}, derived_from_seq, id LIMIT ?",
-            [*params, *(_like(t) for t in terms), *statuses, *order_params, limit],
+            [*params, *(like_pattern(t) for t in terms), *statuses, *order_params, limit],
         )
         return [MemoryItem.from_row(r) for r in rows]
 
