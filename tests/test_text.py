@@ -84,7 +84,15 @@ def test_collapse_spaces_joins_every_run_of_whitespace() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["", "plain words 123!", "我们的预算是3000元", "ä — “q” 😀\x0b", "a\tb\r\nc  {x: 1}"]
+    "text",
+    [
+        "",
+        "plain words 123!",
+        "我们的预算是3000元",
+        "ä — “q” 😀\x0b",
+        "a\tb\r\nc  {x: 1}",
+        "x\ud800 y",
+    ],
 )
 def test_estimate_tokens_counts_character_classes(text: str) -> None:
     import math
@@ -100,6 +108,21 @@ def test_estimate_tokens_counts_character_classes(text: str) -> None:
         cjk / 1.5 + letters / 4.3 + digits / 1 + punct / 1.8 + spaces / 14 + other / 1.1
     )
     assert t.estimate_tokens(text) == expected
+
+
+@given(st.text(max_size=60))
+def test_character_classes_are_counted_per_character(text: str) -> None:
+    # counted on the UTF-8 bytes: no other character may count as an ASCII class
+    # (lone surrogates included), and CJK counts the same with or without its shortcut
+    import re
+
+    assert t.ascii_classes(text) == (
+        len(re.findall(r"[A-Za-z]", text)),
+        len(re.findall(r"[0-9]", text)),
+        len(re.findall(r"[ \t\r\n]", text)),
+        len(re.findall(r"[!-/:-@\[-`{-~]", text)),
+    )
+    assert t.count_cjk(text) == len(t._CJK.findall(text))
 
 
 @given(st.text(alphabet=st.sampled_from("ab \n\r\u2028…"), max_size=40), st.integers(1, 30))

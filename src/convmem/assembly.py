@@ -392,8 +392,8 @@ class Assembler:
         alive: set[tuple[str, int]] = set()
         for sid in dict.fromkeys(key[0] for key in dead):
             seqs = [seq for s, seq in dead if s == sid]
-            for item in self.store.items(sid, ("active", "disputed"), from_seqs=seqs):
-                alive.update((sid, seq) for seq in item.source_seqs)
+            for sources in self.store.item_sources(sid, ("active", "disputed"), seqs):
+                alive.update((sid, seq) for seq in sources)
         return {key: ident for key, ident in dead.items() if key not in alive}
 
     def _notice_only(self, b: _Budget) -> bool:

@@ -156,6 +156,9 @@ def is_convmem_block(text: str) -> bool:
     (a byte-order mark, zero-width spaces) that a host or a copy may put before it
     do not hide it.
     """
+    first = text[:1]
+    if first.isascii() and not first.isspace():  # no format character is ASCII
+        return text.startswith(BLOCK_MARKER)
     start = 0
     while start < len(text) and (
         text[start].isspace() or unicodedata.category(text[start]) == "Cf"

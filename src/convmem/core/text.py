@@ -105,26 +105,33 @@ def has_cjk(text: str) -> bool:
 
 
 def count_cjk(text: str) -> int:
-    return len(_CJK.findall(text))
+    return 0 if text.isascii() else len(_CJK.findall(text))
 
 
-#: Each ASCII character as its class for :func:`estimate_tokens`: letter, digit, space
-#: or punctuation (one pass of str.translate, then four counts).
-_ASCII_CLASS = str.maketrans(
-    {
-        **dict.fromkeys(string.ascii_letters, "a"),
-        **dict.fromkeys(string.digits, "d"),
-        **dict.fromkeys(" \t\r\n", "s"),
-        **dict.fromkeys(string.punctuation, "p"),
-    }
-)
+def _ascii_class_table() -> bytes:
+    table = bytearray(b"o" * 256)  # any other byte: part of a non-ASCII character
+    for chars, cls in (
+        (string.ascii_letters, b"a"),
+        (string.digits, b"d"),
+        (" \t\r\n", b"s"),
+        (string.punctuation, b"p"),
+    ):
+        for ch in chars:
+            table[ord(ch)] = cls[0]
+    return bytes(table)
+
+
+#: Each byte of UTF-8 text as the class of its ASCII character for
+#: :func:`estimate_tokens`: letter, digit, space or punctuation (bytes of other
+#: characters are all 0x80 or above, so they never count as one of these).
+_ASCII_CLASS = _ascii_class_table()
 
 
 def ascii_classes(text: str) -> tuple[int, int, int, int]:
     """How many ASCII letters, digits, spaces (space, tab, CR, LF) and punctuation
-    characters the text holds: one str.translate, then four counts."""
-    classes = text.translate(_ASCII_CLASS)
-    return classes.count("a"), classes.count("d"), classes.count("s"), classes.count("p")
+    characters the text holds: one bytes.translate of its UTF-8, then four counts."""
+    classes = text.encode("utf-8", "surrogatepass").translate(_ASCII_CLASS)
+    return classes.count(b"a"), classes.count(b"d"), classes.count(b"s"), classes.count(b"p")
 
 
 def estimate_tokens(text: str) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -108,17 +109,22 @@ class MemoryItem:
 
     @property
     def source_seqs(self) -> tuple[int, ...]:
-        out = []
-        for ref in self.source_refs:
-            if ref.startswith("seq:") and ref[4:].lstrip("-").isdigit():
-                out.append(int(ref[4:]))
-        return tuple(out)
+        return source_seqs(self.source_refs)
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         for key in ("conditions", "scope", "numbers", "source_refs", "supersedes"):
             data[key] = list(data[key])
         return data
+
+
+def source_seqs(refs: Iterable[str]) -> tuple[int, ...]:
+    """The event seqs among source refs (``seq:N``)."""
+    out = []
+    for ref in refs:
+        if ref.startswith("seq:") and ref[4:].lstrip("-").isdigit():
+            out.append(int(ref[4:]))
+    return tuple(out)
 
 
 @dataclass(frozen=True)

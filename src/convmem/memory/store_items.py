@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from convmem.memory.models import MemoryItem, Scope, TaskState, scope_sessions
+from convmem.memory.models import MemoryItem, Scope, TaskState, scope_sessions, source_seqs
 from convmem.query import word_terms
 
 if TYPE_CHECKING:
@@ -131,6 +131,22 @@ class ItemStoreMixin:
             return [MemoryItem.from_row(r) for r in reversed(rows)]
         sql += " ORDER BY derived_from_seq NULLS FIRST, id"
         return [MemoryItem.from_row(r) for r in self.db.query(sql, params)]
+
+    def item_sources(
+        self, session_id: str, statuses: Sequence[str], from_seqs: Sequence[int]
+    ) -> list[tuple[int, ...]]:
+        """The source seqs of each of the session's items of these statuses derived from
+        these events (the items themselves unread)."""
+        seqs = sorted(set(from_seqs))
+        if not seqs or not statuses:
+            return []
+        rows = self.db.query(
+            "SELECT source_refs_json FROM memory_items WHERE session_id = ?"
+            f" AND status IN ({','.join('?' * len(statuses))})"
+            f" AND derived_from_seq IN ({','.join('?' * len(seqs))})",
+            [session_id, *statuses, *seqs],
+        )
+        return [source_seqs(json.loads(r["source_refs_json"])) for r in rows]
 
     def count_items(self, where: str | Scope, status: str) -> int:
         """Items with this status in a session, or in a scope's sessions."""
