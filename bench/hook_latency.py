@@ -347,7 +347,7 @@ def main() -> None:
         "rows": rows,
         "ratio_ups_in_process_to_bare_python": ratios["in-process"],
         "ratio_ups_daemon_to_bare_python": ratios["daemon"],
-        "ratio_ups_daemon_launcher_to_bare_python": ratios["daemon, convmem launcher"],
+        "launcher_ratio_ups_daemon_to_bare_python": ratios["daemon, convmem launcher"],
         "target_ratio": TARGET_RATIO,
     }
     (out / "hook-latency.json").write_text(json.dumps(result, indent=2) + "\n", "utf-8")
