@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import subprocess
 import zipfile
@@ -35,7 +36,8 @@ from typing import Any
 from convmem.capture import Event
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+#: The checkout (bench/run_all.sh runs a copy of bench/ and src/ and names it here).
+ROOT = Path(os.environ.get("CONVMEM_BENCH_REPO") or HERE.parent)
 #: The commit whose files and history are read (the base of issues 14 and 15).
 PINNED = "bd54e66"
 SHARED = ROOT.parent / "shared" / "data"
