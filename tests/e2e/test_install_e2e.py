@@ -177,6 +177,7 @@ def test_pipx_installs_the_source_tree_as_a_tool(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     command = tmp_path / "bin" / "convmem"
     assert command.exists()
+    assert (tmp_path / "bin" / "convmem-hook").exists()  # what the hooks run, beside it
     home = tmp_path / "home"
     version = subprocess.run(
         [str(command), "--home", str(home), "doctor", "--project", str(tmp_path)],
