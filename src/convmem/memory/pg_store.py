@@ -141,9 +141,11 @@ class PgMemoryStore(MemoryStore):
             self.db.execute(WORDS_INSERT, params)
 
     def insert_item(self, item: MemoryItem) -> bool:
-        inserted = super().insert_item(item)
-        if inserted:
-            self.db.execute(ITEM_WORDS_INSERT, item_words_insert([(item.id, item.content)]))
+        """Insert the item and its words together (see the SQLite store)."""
+        with self.transaction():
+            inserted = super().insert_item(item)
+            if inserted:
+                self.db.execute(ITEM_WORDS_INSERT, item_words_insert([(item.id, item.content)]))
         return inserted
 
     def search_events(
