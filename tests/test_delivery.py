@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import Cli, write_events
 from convmem.capture import Event
@@ -267,3 +269,18 @@ def test_earlier_blocks_are_found_among_long_messages(tmp_path: Path) -> None:
     assert found is not None and found.item_ids == {"m9"} and found.lines == {block_lines(line)[0]}
     rt.on_events([Event("h", seq, "compaction/start", "", role="system")])
     assert earlier_blocks(rt.store, "h") is None  # hidden by the compaction
+
+
+_PIECES = ["mem_", "mem_a1", "[ev ", "[ev seq:3]", "(seq:", "(seq:4)", "]", ")", " ", "  ", "\t"]
+_PIECES += ["\u3000", "\n", "- ", "[mem ", "x", "数据", "_", "mem", "ev"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=14).map("".join))
+def test_line_keys_equal_the_three_substitutions_they_stand_for(line: str) -> None:
+    import re
+
+    from convmem.delivery import line_key
+
+    spaced = re.sub(r"\s+", " ", line).strip()
+    ids = re.sub(r"\bmem_\w+", "mem", spaced)
+    assert line_key(line) == re.sub(r"\[ev [^\]]*\]|\(seq:[^)]*\)", "[ev]", ids)

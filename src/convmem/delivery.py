@@ -69,7 +69,12 @@ def line_key(line: str) -> str:
     """The form two lines are compared in: spacing (hosts may re-space what they
     store), item ids and event references do not count, so an item stated again, or
     stored again under the host's own seq, is the same line."""
-    return _REFS.sub("[ev]", _IDS.sub("mem", collapse_spaces(line)))
+    line = collapse_spaces(line)
+    if "mem_" in line:  # the patterns need these literals: most lines skip both
+        line = _IDS.sub("mem", line)
+    if "[ev " in line or "(seq:" in line:
+        line = _REFS.sub("[ev]", line)
+    return line
 
 
 def block_lines(text: str) -> list[str]:
@@ -114,12 +119,12 @@ class EarlierBlocks:
         blocks = [t for t in texts if t and is_block(t)]
         if not blocks:
             return None
-        lines = frozenset(line for block in blocks for line in block_lines(block))
+        # blocks repeat lines (each one after a compaction restates the memory): each
+        # distinct line is read once
+        raw = {line for block in blocks for line in block.splitlines()}
+        lines = frozenset(line_key(line) for line in raw if line.lstrip().startswith("- "))
         ids = frozenset(
-            m.group(1)
-            for block in blocks
-            for line in block.splitlines()
-            for m in _ITEM_ID.finditer(line)
+            m.group(1) for line in raw if "[mem " in line for m in _ITEM_ID.finditer(line)
         )
         return cls(lines, ids)
 
