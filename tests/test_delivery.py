@@ -256,17 +256,28 @@ def test_lines_an_earlier_block_shows_spend_no_share(tmp_path: Path) -> None:
 
 
 def test_earlier_blocks_are_found_among_long_messages(tmp_path: Path) -> None:
-    """Only the head of each message is read to find them: a block after a long run of
-    white space, or after long messages of the person's, is still one."""
+    """Only the head of each message is read to find them: a block after long messages
+    of the person's is still one, and so is one stored after a run of white space
+    (capture trims it; a row written otherwise may keep it), even when the head read
+    first cuts the marker in two."""
     from convmem.delivery import BLOCK_MARKER, earlier_blocks
 
     rt = runtime(tmp_path)
     seq = _feed(rt, "h", ["The pool size must be 50. " + "x " * 4000])
     line = "- [mem m9 · constraint · user] the pool size must be 50"
-    seq = _delivered(rt, "h", seq, " \n" * 300 + f"{BLOCK_MARKER} session h\n{line}\n")
+    other = "- [mem h2 · constraint · user] retries stay at 3"
+    padded = {}
+    for pad, text in ((" \n" * 300, line), (" " * 250, other)):
+        padded[seq] = pad + f"{BLOCK_MARKER} session h\n{text}\n"
+        seq = _delivered(rt, "h", seq, f"{BLOCK_MARKER} session h\n{text}\n")
+    for at, text in padded.items():
+        rt.store.db.execute(
+            "UPDATE events SET text = ? WHERE session_id = 'h' AND seq = ?", (text, at)
+        )
     seq = _feed(rt, "h", [BLOCK_MARKER[:-1] + " is how the block opens, I saw it"], seq)
     found = earlier_blocks(rt.store, "h")
-    assert found is not None and found.item_ids == {"m9"} and found.lines == {block_lines(line)[0]}
+    assert found is not None and found.item_ids == {"m9", "h2"}
+    assert found.lines == {block_lines(line)[0], block_lines(other)[0]}
     rt.on_events([Event("h", seq, "compaction/start", "", role="system")])
     assert earlier_blocks(rt.store, "h") is None  # hidden by the compaction
 

@@ -161,11 +161,13 @@ def earlier_blocks(
         chars=_HEAD_CHARS,
     )
     shown = outside_ranges(shadowed) if shadowed else (lambda seqs: True)
-    # only blocks are read whole (a head of nothing but white space may still be one)
+    # only blocks are read whole (a cut head that is white space and then the start of
+    # the marker may still be one)
     seqs = [
         seq
         for seq, head, n in heads
-        if shown((seq,)) and (is_block(head) or (n > len(head) and not head.strip()))
+        if shown((seq,))
+        and (is_block(head) or (n > len(head) and BLOCK_MARKER.startswith(head.lstrip())))
     ]
     return EarlierBlocks.of(event.text for event in store.events_by_seq(session_id, seqs))
 
