@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import Cli, write_events
@@ -295,3 +295,53 @@ def test_line_keys_equal_the_three_substitutions_they_stand_for(line: str) -> No
     spaced = re.sub(r"\s+", " ", line).strip()
     ids = re.sub(r"\bmem_\w+", "mem", spaced)
     assert line_key(line) == re.sub(r"\[ev [^\]]*\]|\(seq:[^)]*\)", "[ev]", ids)
+
+
+_RANGE = st.tuples(st.integers(0, 40), st.integers(0, 12)).map(lambda r: (r[0], r[0] + r[1]))
+
+
+@pytest.fixture
+def sized(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A session of 30 events from seq 3, with convmem's blocks and a compaction."""
+    from convmem.delivery import BLOCK_MARKER
+
+    rt = runtime(tmp_path)
+    events = []
+    for seq in range(3, 33):
+        if seq % 7 == 0:
+            events.append(Event("z", seq, "compaction/summary", "summary " * seq, role="system"))
+        elif seq % 5 == 0:
+            text = f"{BLOCK_MARKER} session z\n- [mem m{seq} · fact · user] x{seq}\n"
+            events.append(Event("z", seq, "user/message", text, role="user", source_kind="convmem"))
+        else:
+            events.append(Event("z", seq, "user/message", "word " * seq, role="user"))
+    rt.on_events(events)
+    return rt.store
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_RANGE, max_size=5))
+def test_the_share_counts_what_the_hidden_ranges_leave_shown(sized, ranges) -> None:  # type: ignore[no-untyped-def]
+    """Reading from the end of the hidden prefix counts the same as reading it all."""
+    from convmem.delivery import (
+        COMPACTION_EVENT_TYPES,
+        FIRST_BLOCK_FLOOR,
+        OWN_SOURCE_KINDS,
+        hidden_prefix,
+        outside_ranges,
+        share_allowance,
+    )
+
+    prefix = hidden_prefix(sized, "z", ranges)
+    seqs = [seq for seq, *_ in sized.event_sizes("z")]
+    if prefix is not None:
+        assert all(any(a <= s <= b for a, b in ranges) for s in seqs if s <= prefix)
+    shown = outside_ranges(ranges) if ranges else (lambda s: True)
+    ours = others = 0
+    for seq, type_, kind, chars in sized.event_sizes("z"):
+        if shown((seq,)) and type_ not in COMPACTION_EVENT_TYPES:
+            ours += chars if kind in OWN_SOURCE_KINDS else 0
+            others += 0 if kind in OWN_SOURCE_KINDS else chars
+    allowed = max(0, int((0.1 * (ours + others) - ours) / (1 - 0.1)))
+    expected = allowed if ours else max(allowed, FIRST_BLOCK_FLOOR)
+    assert share_allowance(sized, "z", 0.1, ranges) == expected

@@ -175,6 +175,23 @@ def earlier_blocks(
 _HEAD_CHARS = 256
 
 
+def hidden_prefix(
+    store: MemoryStore, session_id: str, ranges: Sequence[tuple[int, int]]
+) -> int | None:
+    """The highest seq up to which every event of the session lies in a hidden range
+    (None: the first is shown). A host that compacts hides the oldest part of the
+    conversation, so what it still shows is read from there on, not from the start."""
+    first = store.first_seq(session_id)
+    if first is None:
+        return None
+    covered = first - 1
+    for start, end in sorted(ranges):
+        if start > covered + 1:
+            break
+        covered = max(covered, end)
+    return covered if covered >= first else None
+
+
 def share_allowance(
     store: MemoryStore,
     session_id: str,
@@ -193,7 +210,10 @@ def share_allowance(
     """
     if not 0 < share < 1:
         return None
-    after = compaction_boundary(store, session_id) if shadowed is None else None
+    if shadowed is None:
+        after = compaction_boundary(store, session_id)
+    else:
+        after = hidden_prefix(store, session_id, shadowed)
     shown = outside_ranges(shadowed) if shadowed else (lambda seqs: True)
     ours = others = 0
     for seq, type_, kind, chars in store.event_sizes(session_id, -1 if after is None else after):

@@ -193,6 +193,11 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
             for r in rows
         ]
 
+    def first_seq(self, session_id: str) -> int | None:
+        """The session's smallest seq (None: no event)."""
+        value = self.db.scalar("SELECT min(seq) FROM events WHERE session_id = ?", (session_id,))
+        return None if value is None else int(value)
+
     def first_event_seq(self, session_id: str, after: int, types: Sequence[str]) -> int | None:
         """The smallest seq above ``after`` among events of ``types`` (None: none).
 
