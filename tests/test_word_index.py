@@ -88,14 +88,20 @@ def test_a_purged_session_leaves_nothing_in_the_word_index(backend: SqliteBacken
     assert store.integrity_check() == []
 
 
+def _database_at(path: Path, version: int) -> MemoryDatabase:
+    """A SQLite store as convmem left it at schema ``version`` (open, not migrated on)."""
+    db = MemoryDatabase(path, migrate=False)
+    with db.transaction():
+        for _, func in MIGRATIONS[:version]:
+            func(db)
+        db.execute("INSERT INTO meta(key, value) VALUES ('schema', ?)", (str(version),))
+    return db
+
+
 @pytest.mark.sqlite_only
 def test_a_store_from_before_the_word_index_is_indexed_on_open(tmp_path: Path) -> None:
     path = tmp_path / "v6.sqlite"
-    db = MemoryDatabase(path, migrate=False)
-    with db.transaction():
-        for _, func in MIGRATIONS[:6]:
-            func(db)
-        db.execute("INSERT INTO meta(key, value) VALUES ('schema', '6')")
+    db = _database_at(path, 6)
     for seq, type_ in ((1, "user/message"), (2, "tool/result")):
         db.execute(RAW_EVENT.format(text="?"), ("old", seq, type_, "the deploy window"))
     db.close()
@@ -138,12 +144,7 @@ def test_items_are_searched_by_word_prefix(backend: SqliteBackend) -> None:
 @pytest.mark.sqlite_only
 def test_items_from_before_their_word_index_are_indexed_on_open(tmp_path: Path) -> None:
     path = tmp_path / "v7.sqlite"
-    db = MemoryDatabase(path, migrate=False)
-    with db.transaction():
-        for _, func in MIGRATIONS[:7]:
-            func(db)
-        db.execute("INSERT INTO meta(key, value) VALUES ('schema', '7')")
-    db.close()
+    _database_at(path, 7).close()
     old = MemoryStore(MemoryDatabase(path, migrate=False))
     _items(old, "old", ["the deploy window is friday", "数据库"])
     old.close()

@@ -160,7 +160,7 @@ def earlier_blocks(
         limit=MAX_EARLIER_BLOCKS,
         chars=_HEAD_CHARS,
     )
-    shown = outside_ranges(shadowed) if shadowed else (lambda seqs: True)
+    shown = outside_ranges(shadowed or ())
     # only blocks are read whole (a cut head that is white space and then the start of
     # the marker may still be one)
     seqs = [
@@ -214,7 +214,7 @@ def share_allowance(
         after = compaction_boundary(store, session_id)
     else:
         after = hidden_prefix(store, session_id, shadowed)
-    shown = outside_ranges(shadowed) if shadowed else (lambda seqs: True)
+    shown = outside_ranges(shadowed or ())
     ours = others = 0
     for seq, type_, kind, chars in store.event_sizes(session_id, -1 if after is None else after):
         if not shown((seq,)) or (shadowed is not None and type_ in COMPACTION_EVENT_TYPES):
