@@ -157,7 +157,7 @@ def child_query(db: Path, count: int) -> dict[str, Any]:
         terms = [t for t in selective(query_signals(text).terms, RANK_TERMS) if len(t) >= 3]
         match = " OR ".join(fts_phrase(t) for t in terms)
         words = word_terms(terms)
-        word_match = " OR ".join(fts_phrase(w) + "*" for w in words or ())
+        word_match = " OR ".join(fts_phrase(w) for w in words or ())
         start = time.perf_counter()
         runtime.assemble(SESSION, [], query=text, log=False)
         took = (time.perf_counter() - start) * 1000

@@ -227,6 +227,44 @@ def test_oldest_schema_migrates_forward(pg_pool: pg_server.SchemaPool) -> None:
         store.close()
 
 
+def test_word_indexes_of_whole_words_are_rebuilt_with_stems(
+    pg_pool: pg_server.SchemaPool,
+) -> None:
+    # before schema 9 a row held its words as written, joined by single spaces
+    url = pg_pool.url(pg_pool.checkout(migrated=False))
+    db = PgDatabase(url, migrate=False)
+    with db.transaction():
+        for _, func in MIGRATIONS[:8]:
+            func(db)
+        db.execute("INSERT INTO meta(key, value) VALUES ('schema', '8')")
+    db.execute(
+        "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
+        " VALUES ('old', 1, 'user/message', 'caching the pages', 'h', 'then')"
+    )
+    db.execute("INSERT INTO message_words VALUES ('old', 1, 'caching pages', 2)")
+    db.execute(
+        "INSERT INTO memory_items (id, session_id, kind, content, evidence_type, content_hash,"
+        " extractor, created_at, updated_at)"
+        " VALUES ('m1', 'old', 'fact', 'caching the pages', 'user_explicit', 'h', 'x',"
+        " 'then', 'then')"
+    )
+    db.execute("INSERT INTO item_words VALUES ('m1', 'old', 'caching pages', 2)")
+    db.close()
+    store = PgMemoryStore.open(url)
+    try:
+        assert store.db.scalar("SELECT words FROM message_words") == " cach  page "
+        assert store.db.scalar("SELECT words FROM item_words") == " cach  page "
+        stats = store.db.query("SELECT tbl, docs, tokens FROM fts_stats ORDER BY tbl")
+        counts = {r["tbl"]: (r["docs"], r["tokens"]) for r in stats}
+        assert counts["message_words"] == counts["item_words"] == (1, 2)
+        found = store.search_events("old", ["cache", "page"], 5, ("user/message",))
+        assert [e.seq for e, _ in found] == [1]
+        assert [m.id for m, _ in store.search_items("old", ["cached"], 5, ("active",))] == ["m1"]
+        assert store.integrity_check() == []
+    finally:
+        store.close()
+
+
 def test_hosts_opening_a_new_database_together_migrate_it_once(
     pg_pool: pg_server.SchemaPool,
 ) -> None:

@@ -9,6 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from convmem.capture import Event
 from convmem.config import load_settings
@@ -16,7 +18,7 @@ from convmem.core.db import MemoryDatabase
 from convmem.core.schema import MIGRATIONS
 from convmem.memory.models import MemoryItem
 from convmem.memory.store import MemoryStore
-from convmem.query import index_words, query_signals, word_terms
+from convmem.query import index_words, query_signals, stem, word_stem, word_terms
 from convmem.runtime import MemoryRuntime
 from pg_server import SqliteBackend
 
@@ -31,11 +33,40 @@ RAW_EVENT = (
 @pytest.mark.sqlite_only
 def test_index_words_mirror_the_query_terms() -> None:
     text = "The caches weren't warm: we're caching 16 GB in p95 of Ünïcode runs, 数据库 too"
-    assert index_words(text) == ["caches", "warm", "caching", "p95", "ünïcode", "runs"]
-    # a query's terms are prefix stems of the same words
-    terms = query_signals("caching the caches").terms
-    assert word_terms(terms) == ["cach"]
-    assert word_terms(["Cache", "it's", "o'k"]) == ["cache", "its"]
+    assert index_words(text) == ["cach", "warm", "cach", "p95", "ünïcod", "run"]
+    # a query's terms are prefix stems of words; they meet the index's stems
+    terms = query_signals("caching the cache; running runs").terms
+    assert terms == ("cach", "cache", "runn", "runs")
+    assert word_terms(terms) == ["cach", "run"]
+    assert word_terms(["Cache", "it's", "o'k"]) == ["cach", "its"]
+
+
+@pytest.mark.sqlite_only
+@pytest.mark.parametrize(
+    ("words", "key"),
+    [
+        (["cache", "caches", "cached", "caching"], "cach"),
+        (["run", "runs", "running"], "run"),
+        (["deploy", "deployed", "deploys", "deployment", "deploying"], "deplo"),
+        (["configure", "configured", "configuring", "configuration"], "configur"),
+        (["stuff", "stuffed"], "stuf"),
+        (["call", "called", "calls"], "call"),
+        (["company", "companies"], "compan"),
+    ],
+)
+def test_a_word_and_its_inflections_are_one_word_in_the_index(words: list[str], key: str) -> None:
+    assert {word_stem(w) for w in words} == {key}
+    assert {word_stem(stem(w)) for w in words} == {key}
+
+
+@pytest.mark.sqlite_only
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="abcdeilnorstuyz", min_size=3, max_size=14))
+def test_word_stem_is_a_fixed_point_that_a_query_stem_reaches(word: str) -> None:
+    key = word_stem(word)
+    assert word_stem(key) == key
+    assert word_stem(stem(word)) == key  # the query side stems first
+    assert len(key) >= 3
 
 
 @pytest.mark.sqlite_only
@@ -50,7 +81,7 @@ def _runtime(backend: SqliteBackend) -> MemoryRuntime:
     return MemoryRuntime(backend.store(), load_settings(env={}))
 
 
-def test_the_persons_messages_are_searched_by_word_prefix(backend: SqliteBackend) -> None:
+def test_the_persons_messages_are_searched_by_whole_word(backend: SqliteBackend) -> None:
     rt = _runtime(backend)
     rt.on_events(
         [
@@ -63,8 +94,9 @@ def test_the_persons_messages_are_searched_by_word_prefix(backend: SqliteBackend
     )
     store = rt.store
     found = [e.seq for e, _ in store.search_events("a", ["cach"], 10, MESSAGES)]
-    assert sorted(found) == [1, 2, 4]  # words that begin with the stem, messages only
-    # a word prefix, not a substring: "test" is inside "pytest", not at its start
+    assert sorted(found) == [1, 2]  # cache and caching, messages only; not Cachet
+    assert [e.seq for e, _ in store.search_events("a", ["cachet"], 10, MESSAGES)] == [4]
+    # a whole word, not a substring: "test" is inside "pytest"
     assert store.search_events("a", ["test"], 10, MESSAGES) == []
     # every type, or a CJK term: the trigram index, substrings as before
     assert [e.seq for e, _ in store.search_events("a", ["test"], 10)] == [2]
@@ -121,14 +153,15 @@ def _items(store: MemoryStore, session: str, contents: list[str]) -> None:
         assert store.insert_item(replace(item, content_hash=f"{session}{n}", derived_from_seq=n))
 
 
-def test_items_are_searched_by_word_prefix(backend: SqliteBackend) -> None:
+def test_items_are_searched_by_whole_word(backend: SqliteBackend) -> None:
     store = backend.store()
     _items(
         store, "a", ["cache the rendered pages", "caching is off; run pytest", "数据库连接池 50"]
     )
     _items(store, "b", ["cache everything"])
     found = store.search_items("a", ["cach"], 10, ("active",))
-    assert sorted(m.id for m, _ in found) == ["a1", "a2"]  # words that begin with it
+    assert sorted(m.id for m, _ in found) == ["a1", "a2"]  # cache and caching
+    assert store.search_items("a", ["ca"], 10, ("active",)) == []  # too short to rank
     assert store.search_items("a", ["test"], 10, ("active",)) == []  # not inside pytest
     # a CJK term or a punctuated one: the trigram index, substrings as before
     mixed = store.search_items("a", ["连接池", "test"], 10, ("active",))
@@ -158,13 +191,36 @@ def test_items_from_before_their_word_index_are_indexed_on_open(tmp_path: Path) 
 
 
 @pytest.mark.sqlite_only
+def test_a_store_whose_word_indexes_held_whole_words_is_reindexed(tmp_path: Path) -> None:
+    # before schema 9 both word indexes held each word as written, searched by prefix
+    path = tmp_path / "v8.sqlite"
+    db = _database_at(path, 8)
+    db.conn.create_function("convmem_words", 1, lambda text: "caching pages")  # the old one
+    db.execute(RAW_EVENT.format(text="?"), ("old", 1, "user/message", "caching the pages"))
+    _items(MemoryStore(db), "old", ["caching the pages"])
+    assert db.scalar("SELECT words FROM item_words_fts") == "caching pages"
+    db.close()
+    store = MemoryStore.open(str(path))
+    try:
+        assert store.db.scalar("SELECT words FROM words_fts") == "cach page"
+        assert store.db.scalar("SELECT words FROM item_words_fts") == "cach page"
+        assert [m.id for m, _ in store.search_items("old", ["cache"], 5, ("active",))] == ["old1"]
+        assert [e.seq for e, _ in store.search_events("old", ["cache"], 5, MESSAGES)] == [1]
+        store.db.execute(RAW_EVENT.format(text="?"), ("old", 2, "user/message", "cached"))
+        assert store.db.scalar("SELECT count(*) FROM words_fts") == 2  # the trigger is back
+        assert store.integrity_check() == []
+    finally:
+        store.close()
+
+
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize(
     ("text", "value", "words"),
     [
-        ("?", b"\xff\xfe binary", "binary"),  # a BLOB where text belongs
+        ("?", b"\xff\xfe binary", "binar"),  # a BLOB where text belongs
         # bytes that are not UTF-8 stored as TEXT: Python could not even convert
         # them to pass to the words function, and the insert would fail
-        ("CAST(? AS TEXT)", b"deploy \xffnow", "deploy now"),
+        ("CAST(? AS TEXT)", b"deploy \xffnow", "deplo now"),
     ],
 )
 def test_text_the_words_function_cannot_read_never_fails_the_insert(

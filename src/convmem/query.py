@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from convmem.core.stopwords import QUERY_STOPWORDS
 from convmem.core.text import (
@@ -106,6 +107,40 @@ def query_signals(text: str, max_tokens: int = 160) -> QuerySignals:
     )
 
 
+@lru_cache(maxsize=1 << 16)
+def word_stem(word: str) -> str:
+    """The one form a word and its inflections take in the word index.
+
+    :func:`stem` strips one suffix and is not symmetric: ``cache`` keeps its ``e``
+    that ``caches`` and ``cached`` lose (``cach``), ``running`` keeps a doubled
+    consonant (``runn``) that ``run`` lacks. Here the suffix stripping is repeated,
+    and a final ``e``, ``i`` or ``y`` (five letters or more: ``company`` and
+    ``companies`` meet), a plural ``s`` (four or more, not ``ss``) and a doubled
+    final consonant other than l, s, z are dropped, step by step until nothing
+    changes. The result is a fixed point, and it is the same for a
+    word and for its :func:`stem`, so a query's stems and the index's words meet
+    without a prefix search (whose cost grows with the whole store).
+    """
+    while True:
+        nxt = stem(word)
+        if nxt == word:
+            nxt = _trim(word)
+        if nxt == word:
+            return word
+        word = nxt
+
+
+def _trim(word: str) -> str:
+    n, last = len(word), word[-1:]
+    if n >= 5 and last in "eiy":
+        return word[:-1]
+    if n >= 4 and last == "s" and word[-2] != "s":
+        return word[:-1]
+    if n >= 4 and last == word[-2] and last.isalpha() and last not in "aeiouylsz":
+        return word[:-1]
+    return word
+
+
 def word_key(term: str) -> str:
     """A query term or an indexed word as the word index holds it: no apostrophes.
 
@@ -120,8 +155,9 @@ def index_words(text: str) -> list[str]:
     """The words of a message the word index holds, in order with repeats.
 
     The mirror of :func:`query_signals`' terms: lower-cased non-CJK words that are not
-    stopwords or numbers, three characters or more. Unstemmed, so that a term (a
-    prefix stem) finds every word it begins: ``cach`` finds cache, caches, caching.
+    stopwords or numbers, three characters or more, each as its :func:`word_stem`,
+    so that a term finds the word's inflections: ``cache``, ``caches`` and
+    ``caching`` are all held as ``cach``.
     """
     out: list[str] = []
     for word in latin_words(text):
@@ -129,12 +165,13 @@ def index_words(text: str) -> list[str]:
             continue
         key = word_key(word)
         if len(key) >= 3:
-            out.append(key)
+            out.append(word_stem(key))
     return out
 
 
 def word_terms(terms: Iterable[str]) -> list[str] | None:
-    """``terms`` as word-index prefixes, or None when one of them is not a word.
+    """``terms`` as the words the word index holds (:func:`word_stem`), or None when
+    one of them is not a word.
 
     A CJK trigram (or anything :func:`index_words` would not produce), or a word of
     a script written without spaces between words (Thai, Lao, Khmer, Myanmar: a
@@ -148,7 +185,7 @@ def word_terms(terms: Iterable[str]) -> list[str] | None:
         if not key.isalnum() or cjk_runs(key) or _UNSPACED.search(key):
             return None
         if len(key) >= 3:  # "it's" -> "its": too short to rank, as for a substring
-            out.append(key)
+            out.append(word_stem(key))
     return list(dict.fromkeys(out))
 
 

@@ -356,7 +356,7 @@ def v7_message_words(db: Executor) -> None:
 
     The trigram index matches any substring, so each term of a query intersects
     several long trigram doclists, and ``bm25()`` counts them all; here a term is one
-    word prefix over the person's messages only. The indexed text is
+    word over the person's messages only. The indexed text is
     ``convmem_words(text)`` (:func:`convmem.query.index_words` joined by spaces, a
     function each connection registers; the text goes in as a BLOB, see ``core/db``),
     kept in sync by triggers on ``events``; the ``ascii`` tokenizer splits it back
@@ -406,6 +406,27 @@ def v8_item_words(db: Executor) -> None:
             INSERT INTO item_words_fts(rowid, words)
                 VALUES (new.rowid, convmem_words(CAST(new.content AS BLOB)));
         END;
+        INSERT INTO item_words_fts(rowid, words)
+            SELECT rowid, convmem_words(CAST(content AS BLOB)) FROM memory_items;
+        """
+    )
+
+
+@migration
+def v9_word_stems(db: Executor) -> None:
+    """Both word indexes rebuilt with each word as its stem
+    (:func:`convmem.query.word_stem`): a term is then looked up as a whole word. A
+    prefix term made FTS5 merge the doclists of every word it begins, in every
+    session of the store, before the session's rows were picked. The triggers call
+    ``convmem_words()`` and stay as they are."""
+    db.execute_script(
+        """
+        DROP TABLE words_fts;
+        CREATE VIRTUAL TABLE words_fts USING fts5(words, tokenize='ascii');
+        INSERT INTO words_fts(rowid, words)
+            SELECT rowid, convmem_words(CAST(text AS BLOB)) FROM events WHERE type = 'user/message';
+        DROP TABLE item_words_fts;
+        CREATE VIRTUAL TABLE item_words_fts USING fts5(words, tokenize='ascii');
         INSERT INTO item_words_fts(rowid, words)
             SELECT rowid, convmem_words(CAST(content AS BLOB)) FROM memory_items;
         """

@@ -358,10 +358,11 @@ def v7_message_words(db: Executor) -> None:
 
     A row per message: its words (:func:`convmem.query.index_words`, joined by single
     spaces, which convmem computes when it inserts the event) and how many there are.
-    A term is a word prefix: ``' ' || words LIKE '% term%'`` through a trigram GIN
-    index finds the rows, and ``fts_stats`` keeps the session's documents and words
-    for BM25. Rows go with their event (a foreign key that cascades); the messages
-    already stored are indexed here, a thousand at a time.
+    A term was a word prefix (``' ' || words LIKE '% term%'``; a whole word since
+    :func:`v9_word_stems`), found through a trigram GIN index, and ``fts_stats``
+    keeps the session's documents and words for BM25. Rows go with their event (a
+    foreign key that cascades); the messages already stored are indexed here, a
+    thousand at a time.
     """
     db.execute_script(
         f"""
@@ -378,6 +379,11 @@ def v7_message_words(db: Executor) -> None:
         {_stats_triggers("message_words", "n")}
         """
     )
+    _fill_message_words(db)
+
+
+def _fill_message_words(db: Executor) -> None:
+    """Index the words of every message of the person, a thousand at a time."""
     from convmem.memory.pg_search import WORDS_INSERT, word_rows, words_insert
 
     after: tuple[str, int] = ("", -1)
@@ -411,6 +417,11 @@ def v8_item_words(db: Executor) -> None:
         {_stats_triggers("item_words", "n")}
         """
     )
+    _fill_item_words(db)
+
+
+def _fill_item_words(db: Executor) -> None:
+    """Index the words of every memory item, a thousand at a time."""
     from convmem.memory.pg_search import ITEM_WORDS_INSERT, item_words_insert
 
     after = ""
@@ -422,6 +433,29 @@ def v8_item_words(db: Executor) -> None:
             return
         db.execute(ITEM_WORDS_INSERT, item_words_insert((r["id"], r["content"]) for r in rows))
         after = rows[-1]["id"]
+
+
+@migration
+def v9_word_stems(db: Executor) -> None:
+    """Both word indexes rebuilt as SQLite's are: each word as its stem
+    (:func:`convmem.query.word_stem`), a term looked up as a whole word. The words of
+    a row are now stored each between two spaces (`` cach  size ``), so that
+    ``LIKE '% term %'`` finds a whole word and removing ``' term '`` counts every
+    occurrence; the trigram indexes are over that column itself."""
+    db.execute_script(
+        f"""
+        DROP INDEX message_words_trgm;
+        DELETE FROM message_words;
+        CREATE INDEX message_words_trgm ON message_words
+            USING gin (session_id, words gin_trgm_ops) WITH ({_EVENTS_GIN});
+        DROP INDEX item_words_trgm;
+        DELETE FROM item_words;
+        CREATE INDEX item_words_trgm ON item_words
+            USING gin (session_id, words gin_trgm_ops) WITH ({_EVENTS_GIN});
+        """
+    )
+    _fill_message_words(db)
+    _fill_item_words(db)
 
 
 SCHEMA_VERSION = len(MIGRATIONS)

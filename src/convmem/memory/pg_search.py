@@ -16,7 +16,7 @@ documents searched.
 
 The person's messages and the memory items searched by word (``MESSAGE_WORDS`` and
 ``ITEM_WORDS``, SQLite's ``words_fts`` and ``item_words_fts``) follow the same formula
-over their words: ``f(t)`` counts the words the term begins, ``D`` is the row's word
+over their words: ``f(t)`` counts the words equal to the term, ``D`` is the row's word
 count.
 
 One deliberate difference: FTS5 takes ``N``, ``avgD`` and ``n(t)`` from the whole
@@ -67,7 +67,7 @@ class Corpus:
 
     @property
     def words(self) -> bool:
-        """Terms are word prefixes (SQLite's ``words_fts``), not substrings."""
+        """Terms are whole words (SQLite's ``words_fts``), not substrings."""
         return self.index.endswith("_words")
 
 
@@ -79,15 +79,14 @@ ITEMS = Corpus(
     "memory_items", "id", "x.status", ("k",), "memory_items", "lower(x.content)",
     "greatest(char_length(x.content) - 2, 0)",
 )  # fmt: skip
-#: The person's messages by word (SQLite's ``words_fts``): a term is a word prefix,
-#: found as ``' ' || term`` in the row's words joined by spaces; a row has ``n`` words.
+#: The person's messages by word (SQLite's ``words_fts``): a term is a whole word,
+#: found as ``' term '`` in the row's words (:func:`spaced`); a row has ``n`` words.
 MESSAGE_WORDS = Corpus(
-    "events", "seq", f"'{PERSON_MESSAGE}'", ("sid", "k"), "message_words", "' ' || x.words",
-    "x.n",
+    "events", "seq", f"'{PERSON_MESSAGE}'", ("sid", "k"), "message_words", "x.words", "x.n",
 )  # fmt: skip
 #: Memory items by word (SQLite's ``item_words_fts``); the status is the item's own.
 ITEM_WORDS = Corpus(
-    "memory_items", "id", "i.status", ("k",), "item_words", "' ' || x.words", "x.n",
+    "memory_items", "id", "i.status", ("k",), "item_words", "x.words", "x.n",
     "JOIN memory_items i ON i.id = x.id",
 )  # fmt: skip
 
@@ -102,6 +101,12 @@ WORDS_INSERT = """
     WHERE e.type = ?
     ON CONFLICT DO NOTHING
 """
+
+
+def spaced(words: Sequence[str]) -> str:
+    """Words as a word index row holds them: each between two spaces (`` a  b ``), so
+    that the occurrences of ``' a '`` never share a space and each is counted."""
+    return "".join(f" {w} " for w in words)
 
 
 def word_rows(rows: Iterable[Mapping[str, Any]]) -> Iterator[tuple[str, int, str, str, str]]:
@@ -122,7 +127,7 @@ def words_insert(events: Iterable[tuple[str, int, str, str, str]]) -> list[Any] 
             continue
         words = index_words(text)
         for column, value in zip(
-            columns, (session_id, seq, content_hash, " ".join(words), len(words)), strict=True
+            columns, (session_id, seq, content_hash, spaced(words), len(words)), strict=True
         ):
             column.append(value)
     return [*columns, PERSON_MESSAGE] if columns[0] else None
@@ -149,7 +154,7 @@ def item_words_insert(items: Iterable[tuple[str, str]]) -> list[Any]:
     for item_id, content in items:
         words = index_words(content)
         ids.append(item_id)
-        texts.append(" ".join(words))
+        texts.append(spaced(words))
         counts.append(len(words))
     return [ids, texts, counts]
 
@@ -175,10 +180,11 @@ def _frequency(term: str, words: bool) -> tuple[str, list[Any]]:
     border cannot overlap, so removing them and measuring the loss counts them, which
     is several times faster than the regex that counts overlapping ones. Most rows
     hold few of the terms: a ``strpos`` first skips the counting for the others. A
-    word prefix is searched as ``' ' || term``, which has no border.
+    whole word is searched as ``' term '``, whose occurrences in :func:`spaced` words
+    never overlap.
     """
     if words:
-        needle, arg = "?", " " + term
+        needle, arg = "?", f" {term} "
     else:
         needle, arg = "lower(?)", term
     if not words and (has_border(term.lower()) or has_border(term.casefold())):
@@ -209,7 +215,7 @@ def bm25_query(
         sql, args = _frequency(term, c.words)
         freqs.append(f"({sql})::float8 AS f{i}")
         params += args
-    params += [scope, *(like_pattern(" " + t if c.words else t) for t in terms)]
+    params += [scope, *(like_pattern(f" {t} " if c.words else t) for t in terms)]
     hits = ", ".join(f"count(*) FILTER (WHERE m.f{i} > 0) AS h{i}" for i in range(n))
     idf = ", ".join(
         f"ln(((s.docs - h.h{i})::float8 + 0.5) / (h.h{i}::float8 + 0.5)) AS v{i}" for i in range(n)

@@ -70,7 +70,7 @@ TIE_SLACK = 32
 
 
 def word_search(terms: Sequence[str], types: Sequence[str]) -> list[str] | None:
-    """The word prefixes of a search the word index can serve, else None.
+    """The words of a search the word index can serve, else None.
 
     It holds the person's messages, so it serves a search of them alone; the terms
     must all be words (a CJK trigram needs the substring index). Both backends route
@@ -266,8 +266,9 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         chars), best BM25 first.
 
         A search of the person's messages alone whose terms are all words reads the
-        word index (``words_fts``: each term a word prefix); any other search the
-        trigram index (each term a substring).
+        word index (``words_fts``: each term a whole word, as
+        :func:`convmem.query.word_stem` holds it); any other search the trigram index
+        (each term a substring).
         """
         terms = [t for t in terms if len(t) >= 3]
         if not terms:
@@ -287,7 +288,7 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         if words is not None:
             if not words:
                 return []
-            index, match = "words_fts", " OR ".join(fts_phrase(w) + "*" for w in words)
+            index, match = "words_fts", " OR ".join(fts_phrase(w) for w in words)
         else:
             index, match = "events_fts", " OR ".join(fts_phrase(t) for t in terms)
             if types:

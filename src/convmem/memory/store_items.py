@@ -225,16 +225,15 @@ class ItemStoreMixin:
         """Items matching any term (terms ≥ 3 chars), best BM25 first.
 
         Terms that are all words read the word index (``item_words_fts``: each term a
-        word prefix), others the trigram index (each term a substring), as for events.
+        whole word, as :func:`convmem.query.word_stem` holds it), others the trigram
+        index (each term a substring), as for events.
         """
         terms = [t for t in terms if len(t) >= 3]
         words = word_terms(terms)
         if not terms or words == []:
             return []
-        if words is not None:
-            index, match = "item_words_fts", " OR ".join(fts_phrase(w) + "*" for w in words)
-        else:
-            index, match = "memory_fts", " OR ".join(fts_phrase(t) for t in terms)
+        index = "memory_fts" if words is None else "item_words_fts"
+        match = " OR ".join(fts_phrase(t) for t in (terms if words is None else words))
         cond, params = session_in("m.session_id", where)
         rows = self.db.query(
             f"SELECT m.*, bm25({index}) AS rank FROM {index} JOIN memory_items m"
