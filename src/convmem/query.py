@@ -163,7 +163,8 @@ def index_words(text: str) -> list[str]:
     for word in latin_words(text):
         if word in QUERY_STOPWORDS or word.isdigit():
             continue
-        key = word_key(word)
+        # stemmed before the apostrophes go, as a query's term is (ssh'ing -> ssh)
+        key = word_key(stem(word))
         if len(key) >= 3:
             out.append(word_stem(key))
     return out
@@ -185,8 +186,13 @@ def word_terms(terms: Iterable[str]) -> list[str] | None:
         if not key.isalnum() or cjk_runs(key) or _UNSPACED.search(key):
             return None
         if len(key) >= 3:  # "it's" -> "its": too short to rank, as for a substring
-            out.append(word_stem(key))
+            out.append(word_form(term))
     return list(dict.fromkeys(out))
+
+
+def word_form(term: str) -> str:
+    """A query's Latin term as the word index holds it (whatever its length)."""
+    return word_stem(word_key(term.casefold()))
 
 
 def selective(terms: tuple[str, ...], limit: int) -> tuple[str, ...]:

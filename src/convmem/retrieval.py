@@ -51,7 +51,7 @@ from convmem.projects import (
     said_time,
     standing_from_others,
 )
-from convmem.query import QuerySignals, query_signals, selective, stem
+from convmem.query import QuerySignals, index_words, query_signals, selective, stem, word_form
 
 if TYPE_CHECKING:
     from convmem.config import Settings
@@ -294,7 +294,8 @@ class Retriever:
         terms = [t for t in sig.terms if not any("\u3400" <= c <= "\u9fff" for c in t)]
         cjk = [t for t in sig.short_terms if any("\u3400" <= c <= "\u9fff" for c in t)]
         words = {stem(w) for w in latin_words(text)}
-        have = sum(1 for t in terms if t in words or t in text)
+        held = set(index_words(text))  # what the word index matched the hit on
+        have = sum(1 for t in terms if t in words or t in text or word_form(t) in held)
         have_cjk = sum(1 for t in cjk if t in text)
         total = len(terms) + len(cjk)
         if not total:

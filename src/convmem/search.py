@@ -5,8 +5,8 @@ should keep in mind, so the assembler adds the session's standing constraints an
 decisions even when the step's text does not name them, and lifts the turn that
 answers a hit. Search lists only what matches what was typed:
 
-* an item or event matches when it holds one of the query's content words (by the
-  same stems the ranking uses, or a Chinese character run of the query), one of its
+* an item or event matches when it holds one of the query's content words (by its
+  stem, or as the word index holds it, or a Chinese character run of the query), one of its
   exact terms (a path, a quoted phrase, an identifier), or one of its numbers;
 * a number matches by value, so ``3000`` finds "3000 tokens" and "3,000 tokens"
   but not "30000"; with a unit (``3000 tokens``) the unit must agree too;
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from convmem.core.text import NumberMention, cjk_runs, latin_words, numbers
 from convmem.memory.models import Scope
-from convmem.query import QuerySignals, stem
+from convmem.query import QuerySignals, index_words, stem, word_form
 from convmem.retrieval import EXACT_EVIDENCE_BONUS, Retriever, ScoredItem
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ class _Query:
 
     signals: QuerySignals
     words: frozenset[str]  # Latin content stems, of any length
+    forms: frozenset[str]  # the same as the word index holds them
     cjk: tuple[str, ...]  # Chinese character windows of the query
     exact: tuple[str, ...]  # paths, quotes and identifiers (numbers are matched by value)
     numbers: tuple[NumberMention, ...]
@@ -61,7 +62,8 @@ class _Query:
         # a lone Chinese character is a query too
         cjk += tuple(run for run in cjk_runs(sig.text) if len(run) == 1)
         exact = tuple(e for e in sig.exact if e not in raw)
-        return cls(sig, frozenset(words), cjk, exact, tuple(found))
+        forms = frozenset(word_form(w) for w in words)
+        return cls(sig, frozenset(words), forms, cjk, exact, tuple(found))
 
     @property
     def empty(self) -> bool:
@@ -75,6 +77,8 @@ class _Query:
         if any(t in text for t in self.cjk):
             return True
         if self.words and any(stem(w) in self.words for w in latin_words(low)):
+            return True
+        if self.forms and not self.forms.isdisjoint(index_words(low)):
             return True
         return bool(self.numbers) and self.number_hit(text)
 
