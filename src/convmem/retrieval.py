@@ -294,8 +294,10 @@ class Retriever:
         terms = [t for t in sig.terms if not any("\u3400" <= c <= "\u9fff" for c in t)]
         cjk = [t for t in sig.short_terms if any("\u3400" <= c <= "\u9fff" for c in t)]
         words = {stem(w) for w in latin_words(text)}
-        held = set(index_words(text))  # what the word index matched the hit on
-        have = sum(1 for t in terms if t in words or t in text or word_form(t) in held)
+        missing = [t for t in terms if t not in words and t not in text]
+        # what the word index matched the hit on, read only when the stems fall short
+        held = set(index_words(text)) if missing else set()
+        have = len(terms) - len(missing) + sum(1 for t in missing if word_form(t) in held)
         have_cjk = sum(1 for t in cjk if t in text)
         total = len(terms) + len(cjk)
         if not total:
