@@ -184,7 +184,7 @@ def clause_contexts(
 ) -> list[tuple[segment.Clause, acts.Context]]:
     """Every clause of a message with what its surroundings say about it."""
     out = []
-    pasted = len(segment.prose_lines(text)) < len([x for x in text.split("\n") if x.strip()])
+    pasted = len(segment.prose_lines(text)) < sum(1 for x in text.split("\n") if x.strip())
     first = True
     for sentence in segment.sentences(text):
         in_question = sentence.text.rstrip().endswith(("?", "？"))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 # --- pasted material ----------------------------------------------------------------------
 
@@ -129,6 +130,16 @@ class Span:
 
 def prose_lines(text: str) -> list[Span]:
     """The message's lines that are prose, pasted material left out."""
+    return list(_prose_lines(text))
+
+
+#: Extraction asks for a message's lines and sentences more than once (its clauses, the
+#: task state): the last few messages' answers are kept.
+_RECENT = 8
+
+
+@lru_cache(maxsize=_RECENT)
+def _prose_lines(text: str) -> tuple[Span, ...]:
     lines: list[tuple[int, int, str]] = []
     pos = 0
     for raw in text.split("\n"):
@@ -167,9 +178,9 @@ def prose_lines(text: str) -> list[Span]:
             and not re.search(r"[.!?。！？]\s*$", lines[i][2])
         ):
             kinds[i] = "pasted"
-    return [
+    return tuple(
         Span(s, e, line) for (s, e, line), kind in zip(lines, kinds, strict=True) if kind == "prose"
-    ]
+    )
 
 
 # --- sentences ----------------------------------------------------------------------------
@@ -261,8 +272,13 @@ def _run_ons(piece: str) -> list[str]:
 
 def sentences(text: str) -> list[Span]:
     """Prose sentences of a message, with offsets; pasted material is never among them."""
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=_RECENT)
+def _sentences(text: str) -> tuple[Span, ...]:
     out: list[Span] = []
-    for line in prose_lines(text):
+    for line in _prose_lines(text):
         body_start = line.start
         m = (
             _LIST_MARKER.match(line.text)
@@ -294,7 +310,7 @@ def sentences(text: str) -> list[Span]:
             lead = len(piece) - len(piece.lstrip())
             start = body_start + at + lead
             out.append(Span(start, start + len(stripped), stripped))
-    return out
+    return tuple(out)
 
 
 # --- clauses ------------------------------------------------------------------------------
