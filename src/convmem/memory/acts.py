@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from convmem.core.cue_match import CueText
 from convmem.core.numbers import Value, find_numbers
 from convmem.memory import act_cues as vocab
 
@@ -81,6 +82,7 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
     zh = bool(vocab.CJK.search(text))
     low = text.strip()
     lower = low.lower()
+    said = CueText(low)
     numbers = find_numbers(low)
     values = [n for n in numbers if n.type != "version"]
     on: set[str] = set()
@@ -89,42 +91,42 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
         if value:
             on.add(name)
 
-    flag("act:question", low.endswith(("?", "？")) or (not zh and vocab.QUESTION_START.match(low)))
-    flag("act:zh_question", zh and vocab.ZH_QUESTION.search(low))
-    flag("act:ack", vocab.ACK.match(low) or (zh and vocab.ZH_ACK.match(low)))
-    flag("act:feeling", vocab.FEELING.search(low) or (zh and vocab.ZH_FEELING.search(low)))
-    flag("act:request", vocab.REQUEST.search(low) or (zh and vocab.ZH_REQUEST.search(low)))
-    flag("act:standing_imperative", vocab.STANDING_IMPERATIVE.match(low))
-    flag("act:standing", vocab.STANDING.search(low) or (zh and vocab.ZH_STANDING.search(low)))
-    flag("act:modal", vocab.MODAL.search(low) or (zh and vocab.ZH_MODAL.search(low)))
-    flag("act:you_rule", vocab.SECOND_PERSON_RULE.match(low))
-    flag("act:needs", vocab.NEEDS.search(low))
-    flag("act:zh_named_choice", zh and vocab.ZH_NAMED_CHOICE.search(low))
-    flag("act:zh_subject_value", zh and len(low) <= 18 and vocab.ZH_SUBJECT_VALUE.match(low))
-    flag("act:commit", vocab.COMMIT.search(low) or (zh and vocab.ZH_COMMIT.search(low)))
+    flag("act:question", low.endswith(("?", "？")) or (not zh and said.match(vocab.QUESTION_START)))
+    flag("act:zh_question", zh and said.search(vocab.ZH_QUESTION))
+    flag("act:ack", said.match(vocab.ACK) or (zh and said.match(vocab.ZH_ACK)))
+    flag("act:feeling", said.search(vocab.FEELING) or (zh and said.search(vocab.ZH_FEELING)))
+    flag("act:request", said.search(vocab.REQUEST) or (zh and said.search(vocab.ZH_REQUEST)))
+    flag("act:standing_imperative", said.match(vocab.STANDING_IMPERATIVE))
+    flag("act:standing", said.search(vocab.STANDING) or (zh and said.search(vocab.ZH_STANDING)))
+    flag("act:modal", said.search(vocab.MODAL) or (zh and said.search(vocab.ZH_MODAL)))
+    flag("act:you_rule", said.match(vocab.SECOND_PERSON_RULE))
+    flag("act:needs", said.search(vocab.NEEDS))
+    flag("act:zh_named_choice", zh and said.search(vocab.ZH_NAMED_CHOICE))
+    flag("act:zh_subject_value", zh and len(low) <= 18 and said.match(vocab.ZH_SUBJECT_VALUE))
+    flag("act:commit", said.search(vocab.COMMIT) or (zh and said.search(vocab.ZH_COMMIT)))
     flag(
         "act:commit_more",
-        vocab.COMMIT_MORE.search(low) or (zh and vocab.ZH_COMMIT_MORE.search(low)),
+        said.search(vocab.COMMIT_MORE) or (zh and said.search(vocab.ZH_COMMIT_MORE)),
     )
-    flag("act:settles", vocab.SETTLES.search(low) or (zh and vocab.ZH_SETTLES.search(low)))
+    flag("act:settles", said.search(vocab.SETTLES) or (zh and said.search(vocab.ZH_SETTLES)))
     flag(
         "act:third_party",
-        vocab.THIRD_PARTY.search(low) or (zh and vocab.ZH_THIRD_PARTY.search(low)),
+        said.search(vocab.THIRD_PARTY) or (zh and said.search(vocab.ZH_THIRD_PARTY)),
     )
     flag(
         "act:negated",
         _NEGATION.search(lower) or (zh and _ZH_NEGATION.search(low)),
     )
-    flag("act:prefer", vocab.PREFER.search(low) or (zh and vocab.ZH_PREFER.search(low)))
-    flag("act:open_choice", vocab.OPEN.search(low) or (zh and vocab.ZH_OPEN.search(low)))
+    flag("act:prefer", said.search(vocab.PREFER) or (zh and said.search(vocab.ZH_PREFER)))
+    flag("act:open_choice", said.search(vocab.OPEN) or (zh and said.search(vocab.ZH_OPEN)))
     flag(
         "act:hypothetical",
-        vocab.HYPOTHETICAL.search(low) or (zh and vocab.ZH_HYPOTHETICAL.match(low)),
+        said.search(vocab.HYPOTHETICAL) or (zh and said.match(vocab.ZH_HYPOTHETICAL)),
     )
-    flag("act:narration", vocab.NARRATION.search(low) or (zh and vocab.ZH_NARRATION.search(low)))
-    flag("act:fact_shape", vocab.LASTING_FACT.search(low) or (zh and vocab.ZH_FACT.search(low)))
-    flag("act:self", vocab.SELF_SUBJECT.match(low) or low.startswith(("我", "咱们")))
-    flag("act:requirement_noun", vocab.REQUIREMENT_NOUN.search(low))
+    flag("act:narration", said.search(vocab.NARRATION) or (zh and said.search(vocab.ZH_NARRATION)))
+    flag("act:fact_shape", said.search(vocab.LASTING_FACT) or (zh and said.search(vocab.ZH_FACT)))
+    flag("act:self", said.match(vocab.SELF_SUBJECT) or low.startswith(("我", "咱们")))
+    flag("act:requirement_noun", said.search(vocab.REQUIREMENT_NOUN))
     for n in numbers:
         on.add(f"num:{n.type}")
     flag("num:none", not numbers)

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from convmem.core.cue_match import CueText
 from convmem.core.numbers import Value, find_numbers
 from convmem.core.text import clip, paths
 from convmem.memory import acts, segment, subjects
@@ -136,7 +137,7 @@ _REJECTED_BEFORE = re.compile(
 
 
 def _proposal(clause: segment.Clause) -> bool:
-    return bool(PROPOSAL.search(clause.text))
+    return CueText(clause.text).search(PROPOSAL)
 
 
 PROPOSAL = re.compile(
@@ -251,7 +252,7 @@ def candidates(text: str, from_user: bool = True, after_question: bool = False) 
     """
     out: list[Candidate] = []
     index = 0
-    if not from_user and not PROPOSAL.search(text):
+    if not from_user and not CueText(text).search(PROPOSAL):
         return out  # an assistant message yields proposals only: none here
     for clause, ctx in clause_contexts(text, after_question):
         index += 1

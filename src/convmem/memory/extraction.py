@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from convmem.capture import is_generated, is_user_evidence, user_words
+from convmem.core.cue_match import CueText
 from convmem.core.text import clip, dedupe_key, stable_id
 from convmem.errors import StoreBusyError
 from convmem.memory import cues, links
@@ -344,19 +345,19 @@ class Extractor:
                 changed = True
 
         for sentence in sentences:
-            goal = cues.GOAL.search(sentence)
-            if goal:
+            said = CueText(sentence)
+            if said.search(cues.GOAL):
                 new_goal = clip(sentence.strip(), 240)
                 if state.goal and state.goal != new_goal:
                     add(state.superseded, state.goal)
                 if state.goal != new_goal:
                     state.goal = new_goal
                     changed = True
-            if cues.PROGRESS.search(sentence):
+            if said.search(cues.PROGRESS):
                 add(state.progress, sentence)
-            if cues.BLOCKER.search(sentence):
+            if said.search(cues.BLOCKER):
                 add(state.blockers, sentence)
-            if cues.OPEN_ITEM.search(sentence):
+            if said.search(cues.OPEN_ITEM):
                 add(state.open_items, sentence)
         if changed:
             state.updated_by_seq = event.seq

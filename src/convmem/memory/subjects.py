@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from convmem.core.cue_match import CueText
 from convmem.core.numbers import Value, find_numbers
 
 _I = re.IGNORECASE
@@ -225,15 +226,16 @@ def named_choices(text: str) -> tuple[str, ...]:
     and "got" or "express" only as code, named as a tool, or capitalised inside a
     technical sentence: in real chat "I've got" and "to express myself" are far more
     common than the libraries."""
-    found = [(m.group(1).lower(), m) for m in _NAME.finditer(text)]
+    found = [(text[a:b].lower(), (start, a)) for start, a, b in CueText(text).spans(_NAME, 1)]
     if not any(n in EVERYDAY_NAMES for n, _ in found):
         return tuple(n for n, _ in found)
     company = bool(_TECH_COMPANY.search(text))
 
-    def strict(name: str, m: re.Match[str]) -> bool:
+    def strict(name: str, at: tuple[int, int]) -> bool:
         """A verb-like name ("got") as a tool: code, named so, or a capital in company."""
-        before = text[: m.start()].rstrip()
-        proper = m.group(1)[0].isupper() and before != "" and before[-1] not in ".!?:\"'“‘"
+        start, first = at
+        before = text[:start].rstrip()
+        proper = text[first].isupper() and before != "" and before[-1] not in ".!?:\"'“‘"
         return bool(_AS_TOOL[name].search(text)) or (proper and company)
 
     # verb-like names decide alone; the others may lean on each other below
@@ -265,17 +267,18 @@ def subject_key(text: str, numbers: list[Value] | None = None) -> str:
         key = _zh_subject(body)
         if key:
             return key
+    cue = CueText(body)
     for pattern in (_SUBJECT_AFTER_VERB, _SUBJECT_BEFORE_VERB):
-        m = pattern.search(body)
-        if m:
-            words = _content_words(m.group("np"))
+        np = cue.find(pattern, "np")
+        if np is not None:
+            words = _content_words(body[np[0] : np[1]])
             if words:
                 return " ".join(words)
     names = named_choices(body)
     if names:
-        purpose = _FOR_PURPOSE.search(body)
-        if purpose:
-            words = [w for w in _content_words(purpose.group("np")) if category(w) is None]
+        np = cue.find(_FOR_PURPOSE, "np")
+        if np is not None:
+            words = [w for w in _content_words(body[np[0] : np[1]]) if category(w) is None]
             if words:
                 return " ".join(words)
         cat = category(names[0])
@@ -380,8 +383,9 @@ def read(text: str, opener: str = "") -> Reading:
             old = re.sub(r"^(?:the|a|an)\s+", "", old, flags=_I)
             if old and old.lower() not in _STOP:
                 rejected.append(old)
+    cue = CueText(whole)
     retract = None
-    found = _retract_pattern().search(whole) if _RETRACT_WORDS.search(whole) else None
+    found = _retract_pattern().search(whole) if cue.search(_RETRACT_WORDS) else None
     if found:
         target = next((g for g in found.groups() if g), None)
         if target:
@@ -389,12 +393,12 @@ def read(text: str, opener: str = "") -> Reading:
     names = tuple(named_choices(text))
     return Reading(
         subject=subject_key(text),
-        correction=bool(_CORRECTION.search(whole)),
-        scratch=bool(_SCRATCH.search(whole)),
+        correction=cue.search(_CORRECTION),
+        scratch=cue.search(_SCRATCH),
         rejected=tuple(dict.fromkeys(rejected)),
         retract_target=retract,
         names=names,
-        hearsay=bool(THIRD_PARTY.search(whole)),
+        hearsay=cue.search(THIRD_PARTY),
     )
 
 
