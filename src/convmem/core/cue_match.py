@@ -100,8 +100,7 @@ class CueText:
     def _pair(self, pattern: re.Pattern[str]) -> tuple[re.Pattern[str], str]:
         """The pattern to run and the text to run it on."""
         if self.lowered is not None:
-            known = _twins.get(id(pattern))  # inline: this runs for every cue of every clause
-            twin = known[1] if known is not None else case_sensitive_twin(pattern)
+            twin = case_sensitive_twin(pattern)
             if twin is not None:
                 return twin, self.lowered
         return pattern, self.text
