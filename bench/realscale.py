@@ -14,9 +14,10 @@ last tenth of the batches against the first tenth, database bytes per event, mem
 items, and the peak RSS of the child process that built it. Then the person's own
 messages (up to ``--queries``) are the queries of ``runtime.assemble(session, [],
 query=text, log=False)`` beside a bare ``events_fts MATCH ... ORDER BY rank LIMIT 24``
-over the same terms (the ones convmem ranks by), interleaved; and again after nine
-other sessions of the same size were captured into the same store (capture only: their
-extraction would take as long as the session's own).
+over the same terms (the ones convmem ranks by), interleaved. Then a copy of the
+store gets nine other sessions of the same size (capture only: their extraction would
+take as long as the session's own), and the same queries run on the store and on the
+copy in one process, alternating which goes first, for the factor the others add.
 
 Usage::
 
@@ -46,7 +47,7 @@ from capture import INSERT, bare_rows  # noqa: E402
 from convmem.config import load_settings  # noqa: E402
 from convmem.core.db import MemoryDatabase, register_functions  # noqa: E402
 from convmem.memory.store import MemoryStore  # noqa: E402
-from convmem.memory.store_items import fts_phrase  # noqa: E402
+from convmem.memory.store_items import fts_phrase, word_match  # noqa: E402
 from convmem.query import query_signals, selective, word_terms  # noqa: E402
 from convmem.retrieval import RANK_TERMS  # noqa: E402
 from convmem.runtime import MemoryRuntime  # noqa: E402
@@ -157,7 +158,8 @@ def child_query(db: Path, count: int) -> dict[str, Any]:
         terms = [t for t in selective(query_signals(text).terms, RANK_TERMS) if len(t) >= 3]
         match = " OR ".join(fts_phrase(t) for t in terms)
         words = word_terms(terms)
-        word_match = " OR ".join(fts_phrase(w) for w in words or ())
+        # as the pre-step looks them up: the session's tagged words
+        words_match = word_match(SESSION, words) if words else ""
         start = time.perf_counter()
         runtime.assemble(SESSION, [], query=text, log=False)
         took = (time.perf_counter() - start) * 1000
@@ -166,8 +168,8 @@ def child_query(db: Path, count: int) -> dict[str, Any]:
             conn.execute(BARE_SQL, (match,)).fetchall()
         took_bare = (time.perf_counter() - start) * 1000
         start = time.perf_counter()
-        if word_match:
-            conn.execute(BARE_WORDS_SQL, (word_match,)).fetchall()
+        if words_match:
+            conn.execute(BARE_WORDS_SQL, (words_match,)).fetchall()
         elif match:  # a CJK term: the pre-step searches the trigram index too
             conn.execute(BARE_SQL, (match,)).fetchall()
         took_words = (time.perf_counter() - start) * 1000
@@ -188,6 +190,42 @@ def child_query(db: Path, count: int) -> dict[str, Any]:
         "bare_words_p99_ms": round(percentile(bare_words, 99), 2),
         "maxrss_mib": maxrss_mib(),
     }
+
+
+def child_pair(alone: Path, others: Path, count: int) -> dict[str, Any]:
+    """The pre-step on the store alone and on its copy holding nine other sessions,
+    query by query, alternating which goes first (one process: the machine's drift
+    over minutes moves both alike)."""
+    stores = {"alone": _open(alone), "others": _open(others)}
+    said = stores["alone"].store.events(SESSION, types=["user/message"])
+    texts = [e.text for e in said if e.text]
+    random.Random(7).shuffle(texts)
+    took: dict[str, list[float]] = {"alone": [], "others": []}
+    for n, text in enumerate(texts[:count]):
+        for name in ("alone", "others") if n % 2 == 0 else ("others", "alone"):
+            start = time.perf_counter()
+            stores[name].assemble(SESSION, [], query=text, log=False)
+            if n >= WARMUP:
+                took[name].append((time.perf_counter() - start) * 1000)
+    for runtime in stores.values():
+        runtime.close()
+    for values in took.values():
+        values.sort()
+    return {
+        "queries": len(took["others"]),
+        "p50_ms": round(percentile(took["others"], 50), 2),
+        "p99_ms": round(percentile(took["others"], 99), 2),
+        "alone_p50_ms": round(percentile(took["alone"], 50), 2),
+        "alone_p99_ms": round(percentile(took["alone"], 99), 2),
+        "maxrss_mib": maxrss_mib(),
+    }
+
+
+def others_factor(row: dict[str, Any]) -> float:
+    """Pre-step p50 with nine other sessions over alone: from the interleaved run when
+    there is one (earlier results measured the two minutes apart)."""
+    o = row["with_others"]
+    return o["p50_ms"] / o.get("alone_p50_ms", row["prestep"]["p50_ms"])
 
 
 def child_others(db: Path, size: int) -> dict[str, Any]:
@@ -248,7 +286,7 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
         lines.append(
             f"{r['build']['events']:>8,} {q['p50_ms']:>8.2f} {q['p99_ms']:>8.2f}{word_cells}"
             f" {q['bare_p50_ms']:>8.2f} {q['p50_ms'] / max(q['bare_p50_ms'], 1e-9):>8.1f}"
-            f" {o['p50_ms']:>10.2f} {o['p50_ms'] / q['p50_ms']:>10.2f} {q['maxrss_mib']:>8.0f}"
+            f" {o['p50_ms']:>10.2f} {others_factor(r):>10.2f} {q['maxrss_mib']:>8.0f}"
         )
     return lines
 
@@ -266,7 +304,7 @@ def verdicts(rows: list[dict[str, Any]]) -> list[str]:
 
     by = {r["build"]["events"]: r for r in rows}
     for n in sorted(by):
-        b, q, o = by[n]["build"], by[n]["prestep"], by[n]["with_others"]
+        b, q = by[n]["build"], by[n]["prestep"]
         if n >= 10_000:
             line(
                 f"{n:,}: capture + extraction / bare",
@@ -282,7 +320,7 @@ def verdicts(rows: list[dict[str, Any]]) -> list[str]:
             )
             line(
                 f"{n:,}: +9 sessions / alone",
-                o["p50_ms"] / q["p50_ms"],
+                others_factor(by[n]),
                 TARGETS["others_factor"],
                 True,
             )
@@ -327,6 +365,8 @@ def main() -> int:
             result = child_build(int(rest[0]), Path(rest[1]), Path(rest[2]))
         elif kind == "query":
             result = child_query(Path(rest[0]), int(rest[1]))
+        elif kind == "pair":
+            result = child_pair(Path(rest[0]), Path(rest[1]), int(rest[2]))
         else:
             result = child_others(Path(rest[0]), int(rest[1]))
         print(json.dumps(result))
@@ -338,15 +378,19 @@ def main() -> int:
     try:
         for size in (int(float(s)) for s in args.sizes.split(",")):
             db, bare = work / f"c{size}.sqlite", work / f"b{size}.sqlite"
+            shared = work / f"o{size}.sqlite"  # a copy of db, with nine other sessions
             row: dict[str, Any] = {"build": run_child("build", str(size), str(db), str(bare))}
             print(f"{size:,}: built {row['build']}", flush=True)
             row["prestep"] = run_child("query", str(db), str(args.queries))
             print(f"{size:,}: pre-step {row['prestep']}", flush=True)
-            row["others_capture"] = run_child("others", str(db), str(size))
-            row["with_others"] = run_child("query", str(db), str(args.queries))
+            for suffix in ("", "-wal"):
+                if Path(str(db) + suffix).exists():
+                    shutil.copyfile(str(db) + suffix, str(shared) + suffix)
+            row["others_capture"] = run_child("others", str(shared), str(size))
+            row["with_others"] = run_child("pair", str(db), str(shared), str(args.queries))
             print(f"{size:,}: with {OTHERS} other sessions {row['with_others']}", flush=True)
             rows.append(row)
-            for path in (db, bare):
+            for path in (db, bare, shared):
                 for suffix in ("", "-wal", "-shm"):
                     Path(str(path) + suffix).unlink(missing_ok=True)
     finally:

@@ -16,9 +16,17 @@ from convmem.capture import Event
 from convmem.config import load_settings
 from convmem.core.db import MemoryDatabase
 from convmem.core.schema import MIGRATIONS
-from convmem.memory.models import MemoryItem
+from convmem.memory.models import MemoryItem, Scope
 from convmem.memory.store import MemoryStore
-from convmem.query import index_words, query_signals, stem, word_stem, word_terms
+from convmem.query import (
+    TAG_MARK,
+    index_words,
+    query_signals,
+    session_tag,
+    stem,
+    word_stem,
+    word_terms,
+)
 from convmem.runtime import MemoryRuntime
 from pg_server import SqliteBackend
 
@@ -186,6 +194,82 @@ def test_items_are_searched_by_whole_word(backend: SqliteBackend) -> None:
     assert store.search_items("a", ["cach"], 10, ("active", "superseded")) == []
     assert [m.id for m, _ in store.search_items("b", ["cach"], 10, ("active",))] == ["b1"]
     assert store.integrity_check() == []
+
+
+def test_other_sessions_do_not_move_a_sessions_word_ranks(backend: SqliteBackend) -> None:
+    # "alpha" and "beta" are each in one of session a's rows; session b says alpha forty
+    # times. Counted over the store, alpha would be the commoner word and a2 would
+    # outrank a1; counted over the session (its own doclists), they rank alike
+    rt = _runtime(backend)
+    rt.on_events(
+        [
+            Event("a", 1, "user/message", "alpha report"),
+            Event("a", 2, "user/message", "beta report"),
+        ]
+    )
+    rt.on_events([Event("b", n, "user/message", f"alpha {n}") for n in range(1, 41)])
+    store = rt.store
+    _items(store, "a", ["alpha report", "beta report"])
+    _items(store, "b", [f"alpha {n}" for n in range(1, 41)])
+    events = {e.seq: rank for e, rank in store.search_events("a", ["alpha", "beta"], 5, MESSAGES)}
+    items = {m.id: rank for m, rank in store.search_items("a", ["alpha", "beta"], 5, ("active",))}
+    assert set(events) == {1, 2} and events[1] == events[2]
+    assert set(items) == {"a1", "a2"} and items["a1"] == items["a2"]
+    # a scope of both sessions still finds both sessions' rows
+    both = Scope("a", ("a", "b"))
+    assert {e.session_id for e, _ in store.search_events(both, ["alpha"], 50, MESSAGES)} == {
+        "a",
+        "b",
+    }
+    assert {m.session_id for m, _ in store.search_items(both, ["alpha"], 50, ("active",))} == {
+        "a",
+        "b",
+    }
+
+
+@pytest.mark.sqlite_only
+@given(st.text(max_size=200))
+@settings(max_examples=300, deadline=None)
+def test_no_word_of_a_message_looks_like_a_tagged_word(text: str) -> None:
+    assert not any(TAG_MARK in word for word in index_words(text))
+
+
+@pytest.mark.sqlite_only
+def test_the_session_tag_is_the_same_in_every_process() -> None:
+    # stored in the index: a tag that changed between versions would hide every row
+    assert session_tag("s000") == "7046ff4adc42" + TAG_MARK
+    assert session_tag(b"s000") == session_tag("s000")
+    assert len({session_tag(f"s{n}") for n in range(1000)}) == 1000
+
+
+@pytest.mark.sqlite_only
+def test_a_store_without_session_words_is_reindexed(tmp_path: Path) -> None:
+    path = tmp_path / "v9.sqlite"
+    db = _database_at(path, 9)
+    db.execute(RAW_EVENT.format(text="?"), ("old", 1, "user/message", "caching the pages"))
+    _items(MemoryStore(db), "old", ["caching the pages"])
+    db.close()
+    store = MemoryStore.open(str(path))
+    try:
+        tag = session_tag("old")
+        for table in ("words_fts", "item_words_fts"):
+            row = store.db.one(f"SELECT words, session_words FROM {table}")
+            assert row is not None
+            assert (row["words"], row["session_words"]) == ("cach page", f"{tag}cach {tag}page")
+        assert [m.id for m, _ in store.search_items("old", ["cache"], 5, ("active",))] == ["old1"]
+        assert [e.seq for e, _ in store.search_events("old", ["cache"], 5, MESSAGES)] == [1]
+        store.db.execute(RAW_EVENT.format(text="?"), ("old", 2, "user/message", "cached"))
+        # convmem never rewrites an item's content; the trigger follows it all the same
+        store.db.execute("UPDATE memory_items SET content = 'deploy friday' WHERE id = 'old1'")
+        assert sorted(e.seq for e, _ in store.search_events("old", ["cache"], 5, MESSAGES)) == [
+            1,
+            2,
+        ]
+        assert [m.id for m, _ in store.search_items("old", ["deploy"], 5, ("active",))] == ["old1"]
+        assert store.search_items("old", ["cache"], 5, ("active",)) == []
+        assert store.integrity_check() == []
+    finally:
+        store.close()
 
 
 @pytest.mark.sqlite_only

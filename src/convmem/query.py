@@ -7,6 +7,7 @@ is safe: it is only ever read, never turned into query syntax.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -168,6 +169,34 @@ def index_words(text: str) -> list[str]:
         if len(key) >= 3:
             out.append(word_stem(key))
     return out
+
+
+#: Joins a session's tag to a word in the session-tagged column of the word indexes: not
+#: a letter or digit, so no word of a message holds it, and not ASCII, so FTS5's
+#: ``ascii`` tokenizer keeps the tagged word one token.
+TAG_MARK = "\u00a7"
+
+
+@lru_cache(maxsize=256)
+def session_tag(session_id: str | bytes) -> str:
+    """A short fixed-length tag of a session id (12 hex digits and :data:`TAG_MARK`),
+    the prefix of its words in the word indexes' ``session_words`` column.
+
+    Each session's words are then terms of their own, so FTS5 reads and counts one
+    session's doclists, not the store's. Two sessions whose tags collide share terms:
+    their words count in each other's statistics, never in which rows a search of a
+    session returns (it still bounds them by session). SQL passes the id as bytes.
+    """
+    raw = (
+        session_id if isinstance(session_id, bytes) else session_id.encode("utf-8", "surrogatepass")
+    )
+    return hashlib.blake2b(raw, digest_size=6).hexdigest() + TAG_MARK
+
+
+def session_words(session_id: str | bytes, words: Iterable[str]) -> list[str]:
+    """``words`` as the session-tagged column holds them for ``session_id``."""
+    tag = session_tag(session_id)
+    return [tag + word for word in words]
 
 
 def word_terms(terms: Iterable[str]) -> list[str] | None:

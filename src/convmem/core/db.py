@@ -13,6 +13,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -294,6 +295,7 @@ def register_functions(conn: sqlite3.Connection) -> None:
     events (a benchmark's baseline) must call this first.
     """
     conn.create_function("convmem_words", 1, _words, deterministic=True)
+    conn.create_function("convmem_session_words", 2, _session_words, deterministic=True)
 
 
 def _words(text: object) -> str:
@@ -303,13 +305,28 @@ def _words(text: object) -> str:
     another program could store them) are replaced here rather than failing the
     conversion, and with it the insert of the event itself.
     """
+    return " ".join(_index_words(text))
+
+
+def _session_words(session_id: object, text: object) -> str:
+    """``convmem_session_words()`` in SQL: the same words, each tagged with the
+    session (:func:`convmem.query.session_words`); the id comes as a BLOB too."""
+    if not isinstance(session_id, bytes):
+        return ""
+    from convmem.query import session_words
+
+    return " ".join(session_words(session_id, _index_words(text)))
+
+
+@lru_cache(maxsize=2)  # a trigger asks for both columns of one text in a row
+def _index_words(text: object) -> tuple[str, ...]:
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
     if not isinstance(text, str):
-        return ""
+        return ()
     from convmem.query import index_words
 
-    return " ".join(index_words(text))
+    return tuple(index_words(text))
 
 
 def _prepare_file(path: Path) -> None:

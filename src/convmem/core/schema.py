@@ -433,4 +433,68 @@ def v9_word_stems(db: Executor) -> None:
     )
 
 
+@migration
+def v10_session_words(db: Executor) -> None:
+    """Both word indexes gain a second column, ``session_words``: the same words, each
+    prefixed with its session's tag (:func:`convmem.query.session_tag`). A search of
+    one session looks its terms up there, so FTS5 reads, and ``bm25()`` counts, that
+    session's doclists alone, however many other sessions the store holds; a search
+    of several sessions (a project) reads ``words`` as before. Both columns hold the
+    same number of words, so ranks over ``words`` do not move."""
+    db.execute_script(
+        """
+        DROP TRIGGER words_fts_ai;
+        DROP TRIGGER words_fts_ad;
+        DROP TRIGGER words_fts_au;
+        DROP TABLE words_fts;
+        CREATE VIRTUAL TABLE words_fts USING fts5(words, session_words, tokenize='ascii');
+        CREATE TRIGGER words_fts_ai AFTER INSERT ON events
+        WHEN new.type = 'user/message' BEGIN
+            INSERT INTO words_fts(rowid, words, session_words) VALUES (
+                new.rowid, convmem_words(CAST(new.text AS BLOB)),
+                convmem_session_words(CAST(new.session_id AS BLOB), CAST(new.text AS BLOB)));
+        END;
+        CREATE TRIGGER words_fts_ad AFTER DELETE ON events
+        WHEN old.type = 'user/message' BEGIN
+            DELETE FROM words_fts WHERE rowid = old.rowid;
+        END;
+        CREATE TRIGGER words_fts_au AFTER UPDATE OF session_id, text, type ON events BEGIN
+            DELETE FROM words_fts WHERE rowid = old.rowid;
+            INSERT INTO words_fts(rowid, words, session_words)
+                SELECT new.rowid, convmem_words(CAST(new.text AS BLOB)),
+                    convmem_session_words(CAST(new.session_id AS BLOB), CAST(new.text AS BLOB))
+                WHERE new.type = 'user/message';
+        END;
+        INSERT INTO words_fts(rowid, words, session_words)
+            SELECT rowid, convmem_words(CAST(text AS BLOB)),
+                convmem_session_words(CAST(session_id AS BLOB), CAST(text AS BLOB))
+            FROM events WHERE type = 'user/message';
+        DROP TRIGGER item_words_fts_ai;
+        DROP TRIGGER item_words_fts_ad;
+        DROP TRIGGER item_words_fts_au;
+        DROP TABLE item_words_fts;
+        CREATE VIRTUAL TABLE item_words_fts USING fts5(words, session_words, tokenize='ascii');
+        CREATE TRIGGER item_words_fts_ai AFTER INSERT ON memory_items BEGIN
+            INSERT INTO item_words_fts(rowid, words, session_words) VALUES (
+                new.rowid, convmem_words(CAST(new.content AS BLOB)),
+                convmem_session_words(CAST(new.session_id AS BLOB), CAST(new.content AS BLOB)));
+        END;
+        CREATE TRIGGER item_words_fts_ad AFTER DELETE ON memory_items BEGIN
+            DELETE FROM item_words_fts WHERE rowid = old.rowid;
+        END;
+        CREATE TRIGGER item_words_fts_au AFTER UPDATE OF session_id, content ON memory_items
+        BEGIN
+            DELETE FROM item_words_fts WHERE rowid = old.rowid;
+            INSERT INTO item_words_fts(rowid, words, session_words) VALUES (
+                new.rowid, convmem_words(CAST(new.content AS BLOB)),
+                convmem_session_words(CAST(new.session_id AS BLOB), CAST(new.content AS BLOB)));
+        END;
+        INSERT INTO item_words_fts(rowid, words, session_words)
+            SELECT rowid, convmem_words(CAST(content AS BLOB)),
+                convmem_session_words(CAST(session_id AS BLOB), CAST(content AS BLOB))
+            FROM memory_items;
+        """
+    )
+
+
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -458,4 +458,12 @@ def v9_word_stems(db: Executor) -> None:
     _fill_item_words(db)
 
 
+@migration
+def v10_session_words(db: Executor) -> None:
+    """Nothing to change: SQLite's word indexes gain a column of session-tagged words so
+    that a search of one session reads that session's doclists alone. Here each word
+    row carries its session already, the leading column of its GIN index, and the
+    statistics are per session (``fts_stats``)."""
+
+
 SCHEMA_VERSION = len(MIGRATIONS)

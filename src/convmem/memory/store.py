@@ -24,6 +24,7 @@ from convmem.memory.store_items import (
     like_pattern,
     scope_order,
     session_in,
+    word_match,
 )
 from convmem.memory.store_logs import LogStoreMixin
 from convmem.memory.store_skills import SkillStoreMixin
@@ -288,7 +289,7 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         if words is not None:
             if not words:
                 return []
-            index, match = "words_fts", " OR ".join(fts_phrase(w) for w in words)
+            index, match = "words_fts", word_match(where, words)
         else:
             index, match = "events_fts", " OR ".join(fts_phrase(t) for t in terms)
             if types:

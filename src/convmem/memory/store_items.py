@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from convmem.memory.models import MemoryItem, Scope, TaskState, scope_sessions, source_seqs
-from convmem.query import word_terms
+from convmem.query import session_words, word_terms
 
 if TYPE_CHECKING:
     from convmem.core.db import MemoryDatabase
@@ -20,6 +20,19 @@ def _dumps(value: Any) -> str:
 def fts_phrase(term: str) -> str:
     """One FTS5 string literal: any text a user types becomes a literal, never syntax."""
     return '"' + term.replace('"', '""') + '"'
+
+
+def word_match(where: str | Scope, words: Sequence[str]) -> str:
+    """The FTS5 query of ``words`` in a word index (``words_fts``, ``item_words_fts``).
+
+    One session's search looks the words up with its tag in ``session_words``, whose
+    doclists hold that session's rows alone; a scope of several sessions looks them up
+    in ``words``.
+    """
+    sessions = scope_sessions(where)
+    if len(sessions) == 1:
+        words = session_words(sessions[0], words)
+    return " OR ".join(fts_phrase(w) for w in words)
 
 
 def like_pattern(term: str) -> str:
@@ -232,8 +245,10 @@ class ItemStoreMixin:
         words = word_terms(terms)
         if not terms or words == []:
             return []
-        index = "memory_fts" if words is None else "item_words_fts"
-        match = " OR ".join(fts_phrase(t) for t in (terms if words is None else words))
+        if words is None:
+            index, match = "memory_fts", " OR ".join(fts_phrase(t) for t in terms)
+        else:
+            index, match = "item_words_fts", word_match(where, words)
         cond, params = session_in("m.session_id", where)
         rows = self.db.query(
             f"SELECT m.*, bm25({index}) AS rank FROM {index} JOIN memory_items m"
