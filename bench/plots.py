@@ -659,9 +659,11 @@ def sec_realscale(res: dict[str, dict[str, Any] | None]) -> str | None:
     doc = res["realscale"]
     if not doc:
         return None
+    from realscale import others_factor, verdicts
+
     rows = []
     for r in doc["sizes"]:
-        b, q, o = r["build"], r["prestep"], r["with_others"]
+        b, q = r["build"], r["prestep"]
         rows.append(
             (
                 f"{b['events']:,}",
@@ -672,7 +674,7 @@ def sec_realscale(res: dict[str, dict[str, Any] | None]) -> str | None:
                 f"{q['p50_ms']:.1f} / {q['p99_ms']:.1f} ms",
                 _vs_bare(q, "bare_words_p50_ms"),
                 _vs_bare(q, "bare_p50_ms"),
-                f"{o['p50_ms'] / q['p50_ms']:.2f}×",
+                f"{others_factor(r):.2f}×",
             )
         )
     head = (
@@ -680,8 +682,6 @@ def sec_realscale(res: dict[str, dict[str, Any] | None]) -> str | None:
         "pre-step p50 / p99", "p50 / bare FTS5, words", "p50 / bare FTS5, trigram",
         "with 9 other sessions",
     )  # fmt: skip
-    from realscale import verdicts
-
     lines = [line.strip() for line in verdicts(doc["sizes"])[2:]]
     return (
         table(head, rows, "r" * len(head))
