@@ -31,6 +31,12 @@ from convmem.runtime import MemoryRuntime
 from pg_server import SqliteBackend
 
 MESSAGES = ("user/message",)
+#: An item written by SQL alone: (session, seq, kind, content).
+ITEM_ROW = (
+    "INSERT INTO memory_items (id, session_id, derived_from_seq, kind, content, evidence_type,"
+    " status, content_hash, created_at, updated_at)"
+    " VALUES ('i' || ?2, ?1, ?2, 'fact', ?4, 'user_explicit', 'active', 'h', 'now', 'now')"
+)
 #: An event written by SQL alone, as another program would: (session, seq, type, text).
 RAW_EVENT = (
     "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
@@ -343,6 +349,12 @@ def test_another_program_cannot_add_an_event_without_convmem(tmp_path: Path) -> 
     conn = sqlite3.connect(path)
     with pytest.raises(sqlite3.OperationalError, match="convmem_words"):
         conn.execute(RAW_EVENT.format(text="?"), ("s", 1, "user/message", "hello there"))
+    # a convmem from before schema 10 has convmem_words() alone: its writes fail
+    # rather than leave rows its searches of one session would never find
+    conn.create_function("convmem_words", 1, lambda text: "hello")
+    for sql in (RAW_EVENT.format(text="?"), ITEM_ROW):
+        with pytest.raises(sqlite3.OperationalError, match="convmem_session_words"):
+            conn.execute(sql, ("s", 1, "user/message", "hello there"))
     conn.close()
 
 

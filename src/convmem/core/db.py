@@ -308,17 +308,18 @@ def _words(text: object) -> str:
     return " ".join(_index_words(text))
 
 
-def _session_words(session_id: object, text: object) -> str:
-    """``convmem_session_words()`` in SQL: the same words, each tagged with the
-    session (:func:`convmem.query.session_words`); the id comes as a BLOB too."""
-    if not isinstance(session_id, bytes):
+def _session_words(session_id: object, words: object) -> str:
+    """``convmem_session_words()`` in SQL: words as ``convmem_words()`` gives them (a
+    space-separated string), each tagged with the session
+    (:func:`convmem.query.session_words`). The id comes as a BLOB, as the text does."""
+    if not isinstance(session_id, bytes) or not isinstance(words, str):
         return ""
     from convmem.query import session_words
 
-    return " ".join(session_words(session_id, _index_words(text)))
+    return " ".join(session_words(session_id, words.split()))
 
 
-@lru_cache(maxsize=2)  # a trigger asks for both columns of one text in a row
+@lru_cache(maxsize=2)  # a trigger asks for the words of one text twice, once per column
 def _index_words(text: object) -> tuple[str, ...]:
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")

@@ -440,19 +440,18 @@ def v10_session_words(db: Executor) -> None:
     one session looks its terms up there, so FTS5 reads, and ``bm25()`` counts, that
     session's doclists alone, however many other sessions the store holds; a search
     of several sessions (a project) reads ``words`` as before. Both columns hold the
-    same number of words, so ranks over ``words`` do not move."""
+    same number of words, so ranks over ``words`` do not move. The words already
+    stored are tagged as they are (computing them again from the text would take
+    most of the migration's time)."""
     db.execute_script(
-        """
-        DROP TRIGGER words_fts_ai;
-        DROP TRIGGER words_fts_ad;
-        DROP TRIGGER words_fts_au;
-        DROP TABLE words_fts;
-        CREATE VIRTUAL TABLE words_fts USING fts5(words, session_words, tokenize='ascii');
+        _session_words_index("words_fts", "events")
+        + """
         CREATE TRIGGER words_fts_ai AFTER INSERT ON events
         WHEN new.type = 'user/message' BEGIN
             INSERT INTO words_fts(rowid, words, session_words) VALUES (
                 new.rowid, convmem_words(CAST(new.text AS BLOB)),
-                convmem_session_words(CAST(new.session_id AS BLOB), CAST(new.text AS BLOB)));
+                convmem_session_words(
+                    CAST(new.session_id AS BLOB), convmem_words(CAST(new.text AS BLOB))));
         END;
         CREATE TRIGGER words_fts_ad AFTER DELETE ON events
         WHEN old.type = 'user/message' BEGIN
@@ -462,22 +461,18 @@ def v10_session_words(db: Executor) -> None:
             DELETE FROM words_fts WHERE rowid = old.rowid;
             INSERT INTO words_fts(rowid, words, session_words)
                 SELECT new.rowid, convmem_words(CAST(new.text AS BLOB)),
-                    convmem_session_words(CAST(new.session_id AS BLOB), CAST(new.text AS BLOB))
+                    convmem_session_words(
+                        CAST(new.session_id AS BLOB), convmem_words(CAST(new.text AS BLOB)))
                 WHERE new.type = 'user/message';
         END;
-        INSERT INTO words_fts(rowid, words, session_words)
-            SELECT rowid, convmem_words(CAST(text AS BLOB)),
-                convmem_session_words(CAST(session_id AS BLOB), CAST(text AS BLOB))
-            FROM events WHERE type = 'user/message';
-        DROP TRIGGER item_words_fts_ai;
-        DROP TRIGGER item_words_fts_ad;
-        DROP TRIGGER item_words_fts_au;
-        DROP TABLE item_words_fts;
-        CREATE VIRTUAL TABLE item_words_fts USING fts5(words, session_words, tokenize='ascii');
+        """
+        + _session_words_index("item_words_fts", "memory_items")
+        + """
         CREATE TRIGGER item_words_fts_ai AFTER INSERT ON memory_items BEGIN
             INSERT INTO item_words_fts(rowid, words, session_words) VALUES (
                 new.rowid, convmem_words(CAST(new.content AS BLOB)),
-                convmem_session_words(CAST(new.session_id AS BLOB), CAST(new.content AS BLOB)));
+                convmem_session_words(
+                    CAST(new.session_id AS BLOB), convmem_words(CAST(new.content AS BLOB))));
         END;
         CREATE TRIGGER item_words_fts_ad AFTER DELETE ON memory_items BEGIN
             DELETE FROM item_words_fts WHERE rowid = old.rowid;
@@ -487,14 +482,27 @@ def v10_session_words(db: Executor) -> None:
             DELETE FROM item_words_fts WHERE rowid = old.rowid;
             INSERT INTO item_words_fts(rowid, words, session_words) VALUES (
                 new.rowid, convmem_words(CAST(new.content AS BLOB)),
-                convmem_session_words(CAST(new.session_id AS BLOB), CAST(new.content AS BLOB)));
+                convmem_session_words(
+                    CAST(new.session_id AS BLOB), convmem_words(CAST(new.content AS BLOB))));
         END;
-        INSERT INTO item_words_fts(rowid, words, session_words)
-            SELECT rowid, convmem_words(CAST(content AS BLOB)),
-                convmem_session_words(CAST(session_id AS BLOB), CAST(content AS BLOB))
-            FROM memory_items;
         """
     )
+
+
+def _session_words_index(index: str, table: str) -> str:
+    """SQL replacing ``index`` (a schema 9 word index over ``table``) by one with the
+    tagged column, its rows copied from the old one; the caller adds the triggers."""
+    return f"""
+        DROP TRIGGER {index}_ai;
+        DROP TRIGGER {index}_ad;
+        DROP TRIGGER {index}_au;
+        ALTER TABLE {index} RENAME TO {index}_v9;
+        CREATE VIRTUAL TABLE {index} USING fts5(words, session_words, tokenize='ascii');
+        INSERT INTO {index}(rowid, words, session_words)
+            SELECT o.rowid, o.words, convmem_session_words(CAST(t.session_id AS BLOB), o.words)
+            FROM {index}_v9 o JOIN {table} t ON t.rowid = o.rowid;
+        DROP TABLE {index}_v9;
+        """
 
 
 SCHEMA_VERSION = len(MIGRATIONS)
