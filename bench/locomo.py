@@ -266,10 +266,40 @@ class ConvmemProjectRetriever(ConvmemRetriever):
         return str(result.text)
 
 
+class ConvmemSharedRetriever(ConvmemRetriever):
+    """convmem in a store shared by sessions: each conversation is replayed as its own
+    session into one store that keeps the conversations before it, and its questions
+    are asked of its session. What moves against ``convmem`` (a store per
+    conversation) is the word statistics the other sessions bring into a session's
+    ranking.
+    """
+
+    name = "convmem-shared"
+
+    def index(self, conversation: Conversation) -> None:
+        """Replay the conversation as one more session of the shared store."""
+        from convmem.capture import Event
+        from convmem.memory.store import MemoryStore
+        from convmem.runtime import MemoryRuntime
+
+        if self._runtime is None:
+            self._runtime = MemoryRuntime(MemoryStore.open(":memory:"), self.settings)
+        self._session = conversation.conv_id
+        self._ids = {}
+        events = []
+        for seq, turn in enumerate(conversation.turns, start=1):
+            self._ids[seq] = turn.dia_id
+            events.append(
+                Event(self._session, seq, "user/message", turn_text(turn), time=turn.date_time)
+            )
+        self._runtime.on_events(events)
+
+
 SYSTEMS: dict[str, Callable[[], Retriever]] = {
     "bm25": BM25Retriever,
     "convmem": ConvmemRetriever,
     "convmem-project": ConvmemProjectRetriever,
+    "convmem-shared": ConvmemSharedRetriever,
 }
 
 
