@@ -444,54 +444,19 @@ def v10_session_words(db: Executor) -> None:
     stored are tagged as they are (computing them again from the text would take
     most of the migration's time)."""
     db.execute_script(
-        _session_words_index("words_fts", "events")
-        + """
-        CREATE TRIGGER words_fts_ai AFTER INSERT ON events
-        WHEN new.type = 'user/message' BEGIN
-            INSERT INTO words_fts(rowid, words, session_words) VALUES (
-                new.rowid, convmem_words(CAST(new.text AS BLOB)),
-                convmem_session_words(
-                    CAST(new.session_id AS BLOB), convmem_words(CAST(new.text AS BLOB))));
-        END;
-        CREATE TRIGGER words_fts_ad AFTER DELETE ON events
-        WHEN old.type = 'user/message' BEGIN
-            DELETE FROM words_fts WHERE rowid = old.rowid;
-        END;
-        CREATE TRIGGER words_fts_au AFTER UPDATE OF session_id, text, type ON events BEGIN
-            DELETE FROM words_fts WHERE rowid = old.rowid;
-            INSERT INTO words_fts(rowid, words, session_words)
-                SELECT new.rowid, convmem_words(CAST(new.text AS BLOB)),
-                    convmem_session_words(
-                        CAST(new.session_id AS BLOB), convmem_words(CAST(new.text AS BLOB)))
-                WHERE new.type = 'user/message';
-        END;
-        """
-        + _session_words_index("item_words_fts", "memory_items")
-        + """
-        CREATE TRIGGER item_words_fts_ai AFTER INSERT ON memory_items BEGIN
-            INSERT INTO item_words_fts(rowid, words, session_words) VALUES (
-                new.rowid, convmem_words(CAST(new.content AS BLOB)),
-                convmem_session_words(
-                    CAST(new.session_id AS BLOB), convmem_words(CAST(new.content AS BLOB))));
-        END;
-        CREATE TRIGGER item_words_fts_ad AFTER DELETE ON memory_items BEGIN
-            DELETE FROM item_words_fts WHERE rowid = old.rowid;
-        END;
-        CREATE TRIGGER item_words_fts_au AFTER UPDATE OF session_id, content ON memory_items
-        BEGIN
-            DELETE FROM item_words_fts WHERE rowid = old.rowid;
-            INSERT INTO item_words_fts(rowid, words, session_words) VALUES (
-                new.rowid, convmem_words(CAST(new.content AS BLOB)),
-                convmem_session_words(
-                    CAST(new.session_id AS BLOB), convmem_words(CAST(new.content AS BLOB))));
-        END;
-        """
+        _session_words_index("words_fts", "events", "text", "type = 'user/message'")
+        + _session_words_index("item_words_fts", "memory_items", "content", None)
     )
 
 
-def _session_words_index(index: str, table: str) -> str:
-    """SQL replacing ``index`` (a schema 9 word index over ``table``) by one with the
-    tagged column, its rows copied from the old one; the caller adds the triggers."""
+def _session_words_index(index: str, table: str, column: str, only: str | None) -> str:
+    """SQL replacing ``index``, schema 9's word index over ``table.column`` (the rows
+    where ``only`` holds), by one with the tagged column, filled from the old one's
+    rows, and its triggers."""
+    words = f"convmem_words(CAST(new.{column} AS BLOB))"
+    row = f"new.rowid, {words}, convmem_session_words(CAST(new.session_id AS BLOB), {words})"
+    when_new, when_old = (f"WHEN new.{only}", f"WHEN old.{only}") if only else ("", "")
+    insert_if = f"SELECT {row} WHERE new.{only}" if only else f"VALUES ({row})"
     return f"""
         DROP TRIGGER {index}_ai;
         DROP TRIGGER {index}_ad;
@@ -502,6 +467,17 @@ def _session_words_index(index: str, table: str) -> str:
             SELECT o.rowid, o.words, convmem_session_words(CAST(t.session_id AS BLOB), o.words)
             FROM {index}_v9 o JOIN {table} t ON t.rowid = o.rowid;
         DROP TABLE {index}_v9;
+        CREATE TRIGGER {index}_ai AFTER INSERT ON {table} {when_new} BEGIN
+            INSERT INTO {index}(rowid, words, session_words) VALUES ({row});
+        END;
+        CREATE TRIGGER {index}_ad AFTER DELETE ON {table} {when_old} BEGIN
+            DELETE FROM {index} WHERE rowid = old.rowid;
+        END;
+        CREATE TRIGGER {index}_au AFTER UPDATE OF session_id, {column}{", type" if only else ""}
+        ON {table} BEGIN
+            DELETE FROM {index} WHERE rowid = old.rowid;
+            INSERT INTO {index}(rowid, words, session_words) {insert_if};
+        END;
         """
 
 
