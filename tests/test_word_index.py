@@ -31,7 +31,7 @@ from convmem.runtime import MemoryRuntime
 from pg_server import SqliteBackend
 
 MESSAGES = ("user/message",)
-#: An item written by SQL alone: (session, seq, kind, content).
+#: An item written by SQL alone, with RAW_EVENT's parameters (the type unused).
 ITEM_ROW = (
     "INSERT INTO memory_items (id, session_id, derived_from_seq, kind, content, evidence_type,"
     " status, content_hash, created_at, updated_at)"
@@ -223,14 +223,10 @@ def test_other_sessions_do_not_move_a_sessions_word_ranks(backend: SqliteBackend
     assert set(items) == {"a1", "a2"} and items["a1"] == items["a2"]
     # a scope of both sessions still finds both sessions' rows
     both = Scope("a", ("a", "b"))
-    assert {e.session_id for e, _ in store.search_events(both, ["alpha"], 50, MESSAGES)} == {
-        "a",
-        "b",
-    }
-    assert {m.session_id for m, _ in store.search_items(both, ["alpha"], 50, ("active",))} == {
-        "a",
-        "b",
-    }
+    found = store.search_events(both, ["alpha"], 50, MESSAGES)
+    assert {e.session_id for e, _ in found} == {"a", "b"}
+    found_items = store.search_items(both, ["alpha"], 50, ("active",))
+    assert {m.session_id for m, _ in found_items} == {"a", "b"}
 
 
 @pytest.mark.sqlite_only
@@ -267,10 +263,8 @@ def test_a_store_without_session_words_is_reindexed(tmp_path: Path) -> None:
         store.db.execute(RAW_EVENT.format(text="?"), ("old", 2, "user/message", "cached"))
         # convmem never rewrites an item's content; the trigger follows it all the same
         store.db.execute("UPDATE memory_items SET content = 'deploy friday' WHERE id = 'old1'")
-        assert sorted(e.seq for e, _ in store.search_events("old", ["cache"], 5, MESSAGES)) == [
-            1,
-            2,
-        ]
+        found = store.search_events("old", ["cache"], 5, MESSAGES)
+        assert sorted(e.seq for e, _ in found) == [1, 2]
         assert [m.id for m, _ in store.search_items("old", ["deploy"], 5, ("active",))] == ["old1"]
         assert store.search_items("old", ["cache"], 5, ("active",)) == []
         assert store.integrity_check() == []
