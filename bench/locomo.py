@@ -172,13 +172,21 @@ class ConvmemRetriever:
 
     def index(self, conversation: Conversation) -> None:
         """Replay the conversation into a fresh in-memory store (capture + extraction)."""
-        from convmem.capture import Event
+        if self._runtime is not None:
+            self._runtime.close()
+        self._runtime = self._new_runtime()
+        self._replay(conversation)
+
+    def _new_runtime(self) -> Any:
         from convmem.memory.store import MemoryStore
         from convmem.runtime import MemoryRuntime
 
-        if self._runtime is not None:
-            self._runtime.close()
-        self._runtime = MemoryRuntime(MemoryStore.open(":memory:"), self.settings)
+        return MemoryRuntime(MemoryStore.open(":memory:"), self.settings)
+
+    def _replay(self, conversation: Conversation) -> None:
+        """The conversation's turns, as one session's events, into the current store."""
+        from convmem.capture import Event
+
         self._session = conversation.conv_id
         self._ids = {}
         events = []
@@ -223,12 +231,10 @@ class ConvmemProjectRetriever(ConvmemRetriever):
     def index(self, conversation: Conversation) -> None:
         """Replay each session as its own convmem session of the conversation's project."""
         from convmem.capture import Event
-        from convmem.memory.store import MemoryStore
-        from convmem.runtime import MemoryRuntime
 
         if self._runtime is not None:
             self._runtime.close()
-        self._runtime = MemoryRuntime(MemoryStore.open(":memory:"), self.settings)
+        self._runtime = self._new_runtime()
         self._project = conversation.conv_id
         self._session = f"{conversation.conv_id}-question"
         self._where: dict[tuple[str, int], str] = {}
@@ -278,21 +284,9 @@ class ConvmemSharedRetriever(ConvmemRetriever):
 
     def index(self, conversation: Conversation) -> None:
         """Replay the conversation as one more session of the shared store."""
-        from convmem.capture import Event
-        from convmem.memory.store import MemoryStore
-        from convmem.runtime import MemoryRuntime
-
         if self._runtime is None:
-            self._runtime = MemoryRuntime(MemoryStore.open(":memory:"), self.settings)
-        self._session = conversation.conv_id
-        self._ids = {}
-        events = []
-        for seq, turn in enumerate(conversation.turns, start=1):
-            self._ids[seq] = turn.dia_id
-            events.append(
-                Event(self._session, seq, "user/message", turn_text(turn), time=turn.date_time)
-            )
-        self._runtime.on_events(events)
+            self._runtime = self._new_runtime()
+        self._replay(conversation)
 
 
 SYSTEMS: dict[str, Callable[[], Retriever]] = {

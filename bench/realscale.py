@@ -146,11 +146,18 @@ def child_build(size: int, db: Path, bare: Path) -> dict[str, Any]:
     }
 
 
+def _queries(runtime: MemoryRuntime) -> list[str]:
+    """The session's own messages, in a fixed shuffled order: the pre-step's queries."""
+    said = runtime.store.events(SESSION, types=["user/message"])
+    texts = [e.text for e in said if e.text]
+    random.Random(7).shuffle(texts)
+    return texts
+
+
 def child_query(db: Path, count: int) -> dict[str, Any]:
     runtime = _open(db)
     conn = runtime.store.db.conn
-    texts = [e.text for e in runtime.store.events(SESSION, types=["user/message"]) if e.text]
-    random.Random(7).shuffle(texts)
+    texts = _queries(runtime)
     conv: list[float] = []
     bare: list[float] = []
     bare_words: list[float] = []
@@ -197,9 +204,7 @@ def child_pair(alone: Path, others: Path, count: int) -> dict[str, Any]:
     query by query, alternating which goes first (one process: the machine's drift
     over minutes moves both alike)."""
     stores = {"alone": _open(alone), "others": _open(others)}
-    said = stores["alone"].store.events(SESSION, types=["user/message"])
-    texts = [e.text for e in said if e.text]
-    random.Random(7).shuffle(texts)
+    texts = _queries(stores["alone"])
     took: dict[str, list[float]] = {"alone": [], "others": []}
     for n, text in enumerate(texts[:count]):
         for name in ("alone", "others") if n % 2 == 0 else ("others", "alone"):
