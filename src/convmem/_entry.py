@@ -14,7 +14,7 @@ def main(argv: list[str] | None = None) -> None:
     if args[:1] == ["hook"]:
         from convmem.adapters.hook_entry import run_hook
 
-        sys.exit(run_hook(args[1:]))
+        sys.exit(run_hook(args[1:], end_when_served=True))
     from convmem.cli import main as cli_main
 
     cli_main(args=args, prog_name="convmem")

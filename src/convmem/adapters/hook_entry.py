@@ -79,8 +79,13 @@ def _parse_args(args: list[str]) -> dict[str, str | None]:
     return opts
 
 
-def run_hook(args: list[str]) -> int:
-    """The ``convmem hook ...`` fast path (no click); returns the exit code."""
+def run_hook(args: list[str], *, end_when_served: bool = False) -> int:
+    """The ``convmem hook ...`` fast path (no click); returns the exit code.
+
+    ``end_when_served``: a call the resident process answered ends this process at
+    once, as the commands Claude Code runs do. None of convmem's own work ran here, and
+    the interpreter's teardown would be about a tenth of the call.
+    """
     if not args or args[0] not in HOSTS or any(a in ("-h", "--help") for a in args):
         if args and args[0] not in HOSTS and not args[0].startswith("-"):
             print(
@@ -98,11 +103,11 @@ def run_hook(args: list[str]) -> int:
         print(f"convmem hook claude-code: {exc}\n{USAGE}", file=sys.stderr)
         return 1
     if os.environ.get(ENV_DAEMON) != "0" and sys.stdin is not None and not sys.stdin.isatty():
-        return _via_daemon(args, opts["home"], opts["config"])
+        return _via_daemon(args, opts["home"], opts["config"], end_when_served)
     return run_claude_code(home=opts["home"], config=opts["config"])
 
 
-def _via_daemon(args: list[str], home: str | None, config: str | None) -> int:
+def _via_daemon(args: list[str], home: str | None, config: str | None, end: bool) -> int:
     """Hand the call to the data folder's resident process; handle it here if that did
     not take it (:mod:`convmem.adapters.hook_client` says which), and start one."""
     from convmem.adapters import hook_client
@@ -124,6 +129,8 @@ def _via_daemon(args: list[str], home: str | None, config: str | None) -> int:
             log(exc)
         return 0
     if code is not None:
+        if end:
+            _end(code)
         return code
     import io
 
@@ -131,6 +138,15 @@ def _via_daemon(args: list[str], home: str | None, config: str | None) -> int:
     code = run_claude_code(home, config, stdin=text)
     hook_client.spawn(base)
     return code
+
+
+def _end(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # the host stopped listening: nothing left to say
+            pass
+    os._exit(code)
 
 
 def run_claude_code(
