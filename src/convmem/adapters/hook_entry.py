@@ -142,7 +142,7 @@ def _via_daemon(args: list[str], home: str | None, config: str | None, end: bool
 
 def _end(code: int) -> None:
     for stream in (sys.stdout, sys.stderr):
-        try:
+        try:  # noqa: SIM105 (contextlib is an import this process does not make)
             stream.flush()
         except (OSError, ValueError):  # the host stopped listening: nothing left to say
             pass
