@@ -151,6 +151,30 @@ def test_search_returns_the_same_rows_and_scores_on_both_backends(
     lite.close()
 
 
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(texts=st.lists(_text, min_size=1, max_size=12), data=st.data())
+def test_long_needles_find_the_same_rows_on_both_backends(
+    twins: tuple[MemoryStore, MemoryStore], texts: list[str], data: st.DataObject
+) -> None:
+    # SQLite looks a long needle up by three pieces and checks the rows whole;
+    # PostgreSQL compares lower() of the whole text: the rows must be the same
+    shared = twins[1]
+    session = f"s{shared.count_events()}"
+    _fill(shared, session, texts)
+    lite = MemoryStore.open(":memory:")
+    _fill(lite, session, texts)
+    text = data.draw(st.sampled_from(texts))
+    start = data.draw(st.integers(0, len(text)))
+    needle = text[start : start + data.draw(st.integers(19, 60))]
+    needle = data.draw(st.sampled_from([needle, needle.upper(), needle.swapcase()]))
+    assert [e.seq for e in shared.events_containing(session, needle, 50)] == [
+        e.seq for e in lite.events_containing(session, needle, 50)
+    ], needle
+    lite.close()
+
+
 def test_bm25_statistics_are_per_session_on_postgresql_only(
     twins: tuple[MemoryStore, MemoryStore],
 ) -> None:

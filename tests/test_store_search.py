@@ -63,3 +63,21 @@ def test_a_limit_keeps_the_current_sessions_exact_matches(backend: SqliteBackend
     found = rt.store.events_containing(scope, "config/deploy.yaml", 5)
     assert found[0].session_id == "z-cur"
     assert len(found) == 5
+
+
+def test_a_long_needle_is_found_by_its_pieces_and_checked_whole(backend: SqliteBackend) -> None:
+    # SQLite looks "the deploy window closes at noon" up by "the de", "ndow c" and
+    # "t noon" (store_items.substring_match); the second message has all three
+    rt = MemoryRuntime(backend.store(), load_settings(env={}))
+    texts = [
+        "Note: THE DEPLOY WINDOW CLOSES AT NOON on Fridays",
+        "the deploy is late; the window closes, then at noon we eat",
+        "nothing to see",
+        "and again: the deploy window closes at noon.",
+    ]
+    rt.on_events([Event("s", n, "user/message", t) for n, t in enumerate(texts, 1)])
+    found = rt.store.events_containing("s", "the deploy window closes at noon", 5)
+    assert [e.seq for e in found] == [1, 4]
+    assert [
+        e.seq for e in rt.store.events_containing("s", "the deploy window closes at noon", 1)
+    ] == [1]

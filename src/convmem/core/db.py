@@ -296,6 +296,7 @@ def register_functions(conn: sqlite3.Connection) -> None:
     """
     conn.create_function("convmem_words", 1, _words, deterministic=True)
     conn.create_function("convmem_session_words", 2, _session_words, deterministic=True)
+    conn.create_function("convmem_contains", 2, _contains, deterministic=True)
 
 
 def _words(text: object) -> str:
@@ -306,6 +307,14 @@ def _words(text: object) -> str:
     conversion, and with it the insert of the event itself.
     """
     return " ".join(_index_words(text))
+
+
+def _contains(text: object, needle: object) -> bool:
+    """``convmem_contains()`` in SQL: whether ``text`` holds ``needle``, ignoring case
+    as the trigram index does (Unicode case folding: final sigma is sigma)."""
+    return (
+        isinstance(text, str) and isinstance(needle, str) and needle.casefold() in text.casefold()
+    )
 
 
 def _session_words(session_id: object, words: object) -> str:

@@ -24,6 +24,7 @@ from convmem.memory.store_items import (
     like_pattern,
     scope_order,
     session_in,
+    substring_match,
     word_match,
 )
 from convmem.memory.store_logs import LogStoreMixin
@@ -385,11 +386,15 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
             span = self.rowid_span(where)
             if span is None:
                 return []
+            match, check = substring_match(needle)
             sql = (
                 "SELECT e.* FROM events e WHERE e.rowid IN (SELECT rowid FROM events_fts"
                 f" WHERE events_fts MATCH ? AND rowid BETWEEN ? AND ?) AND {cond}"
             )
-            params: list[Any] = [fts_phrase(needle), *span, *scope_params]
+            params: list[Any] = [match, *span, *scope_params]
+            if check:
+                sql += " AND convmem_contains(e.text, ?)"
+                params.append(needle)
         else:
             sql = f"SELECT e.* FROM events e WHERE {cond} AND e.text LIKE ? ESCAPE '\\'"
             params = [*scope_params, like_pattern(needle)]

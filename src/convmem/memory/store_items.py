@@ -22,6 +22,24 @@ def fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+#: A needle longer than :data:`PIECES` pieces is looked up by that many pieces of
+#: :data:`PIECE_CHARS` characters (its start, middle and end) and checked whole on the
+#: rows that hold them all. A trigram phrase reads one doclist per character, most of
+#: them spanning the session: a pasted sentence of seventy characters read sixty-eight.
+PIECES = 3
+PIECE_CHARS = 6
+
+
+def substring_match(needle: str) -> tuple[str, bool]:
+    """The trigram index's query for text containing ``needle``, and whether the rows
+    it finds must still be checked for the whole needle (``convmem_contains()``)."""
+    if len(needle) <= PIECES * PIECE_CHARS:
+        return fts_phrase(needle), False
+    step = (len(needle) - PIECE_CHARS) / (PIECES - 1)
+    starts = [round(i * step) for i in range(PIECES)]
+    return " AND ".join(fts_phrase(needle[i : i + PIECE_CHARS]) for i in starts), True
+
+
 def word_match(where: str | Scope, words: Sequence[str]) -> str:
     """The FTS5 query of ``words`` in a word index (``words_fts``, ``item_words_fts``).
 
