@@ -108,3 +108,8 @@ def exercise_hooks() -> None:
         os.environ.update(saved)
     for name in ("convmem.validation", "convmem.memory.extraction", "convmem.assembly"):
         importlib.import_module(name)
+    from convmem.redaction import compile_all
+
+    # a rule compiles when a keyword first triggers it: "token" or "key" in a coding
+    # session would otherwise recompile rules in every child (1 ms or so each)
+    compile_all()
