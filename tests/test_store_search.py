@@ -4,10 +4,13 @@ of the scope missed, the current session's rows first when a limit cuts."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from convmem.capture import Event
 from convmem.config import load_settings
 from convmem.memory.models import Scope
+from convmem.memory.store import MemoryStore
 from convmem.runtime import MemoryRuntime
 from pg_server import SqliteBackend
 
@@ -81,3 +84,43 @@ def test_a_long_needle_is_found_by_its_pieces_and_checked_whole(backend: SqliteB
     assert [
         e.seq for e in rt.store.events_containing("s", "the deploy window closes at noon", 1)
     ] == [1]
+
+
+def test_the_oldest_matches_come_first_when_events_arrive_out_of_order(
+    backend: SqliteBackend,
+) -> None:
+    # SQLite walks the trigram index in rowid order and stops at the first rows only
+    # in a session stored in seq order; the backfilled seqs 1-3 come after 10-14 here
+    rt = MemoryRuntime(backend.store(), load_settings(env={}))
+    rt.on_events(_events("s", 10, 5, "the deploy window moved"))
+    rt.on_events(_events("s", 1, 3, "the deploy window moved"))
+    rt.on_events(_events("t", 1, 5, "the deploy window moved"))
+    for needle in ("deploy", "the deploy window moved"):
+        assert [e.seq for e in rt.store.events_containing("s", needle, 2)] == [1, 2]
+        assert [e.seq for e in rt.store.events_containing("t", needle, 2)] == [1, 2]
+        both = rt.store.events_containing(Scope("t", ("t", "s")), needle, 7)
+        assert [(e.session_id, e.seq) for e in both] == [("t", n) for n in range(1, 6)] + [
+            ("s", 1),
+            ("s", 2),
+        ]
+
+
+@pytest.mark.sqlite_only  # the arrival order matters to SQLite's search alone
+@settings(max_examples=60, deadline=None)
+@given(
+    batches=st.lists(st.lists(st.integers(1, 30), min_size=1, max_size=6), max_size=6),
+    limit=st.integers(1, 8),
+)
+def test_a_substring_search_returns_the_oldest_matches_whatever_the_arrival_order(
+    batches: list[list[int]], limit: int
+) -> None:
+    store = MemoryStore.open(":memory:")
+    rt = MemoryRuntime(store, load_settings(env={}))
+    for batch in batches:
+        texts = {seq: "the DEPLOY window moved" if seq % 3 else "nothing here" for seq in batch}
+        rt.on_events([Event("s", seq, "user/message", text) for seq, text in texts.items()])
+    stored = sorted({seq for batch in batches for seq in batch})
+    for needle in ("deploy", "the deploy window moved"):
+        want = [seq for seq in stored if seq % 3][:limit]
+        assert [e.seq for e in store.events_containing("s", needle, limit)] == want
+    store.close()

@@ -175,6 +175,26 @@ def test_a_store_from_before_the_word_index_is_indexed_on_open(tmp_path: Path) -
         store.close()
 
 
+@pytest.mark.sqlite_only
+def test_a_v10_store_learns_which_sessions_were_stored_out_of_seq_order(tmp_path: Path) -> None:
+    path = tmp_path / "v10.sqlite"
+    db = _database_at(path, 10)
+    for session, seqs in (("ordered", (1, 2, 5)), ("backfilled", (4, 5, 1, 2))):
+        for seq in seqs:
+            db.execute(RAW_EVENT.format(text="?"), (session, seq, "user/message", "deploy"))
+    db.close()
+    store = MemoryStore.open(str(path))
+    try:
+        flagged = store.db.query("SELECT session_id FROM unordered_sessions")
+        assert [r["session_id"] for r in flagged] == ["backfilled"]
+        assert [e.seq for e in store.events_containing("backfilled", "deploy", 2)] == [1, 2]
+        assert [e.seq for e in store.events_containing("ordered", "deploy", 2)] == [1, 2]
+        store.purge_session("backfilled")  # a session stored again starts afresh
+        assert store.db.query("SELECT session_id FROM unordered_sessions") == []
+    finally:
+        store.close()
+
+
 def _items(store: MemoryStore, session: str, contents: list[str]) -> None:
     for n, content in enumerate(contents, 1):
         item = MemoryItem(f"{session}{n}", session, "fact", content, "user_explicit")

@@ -481,4 +481,39 @@ def _session_words_index(index: str, table: str, column: str, only: str | None) 
         """
 
 
+@migration
+def v11_unordered_sessions(db: Executor) -> None:
+    """``unordered_sessions`` names the sessions holding an event stored after one with a
+    higher seq (a backfill, a file read out of order). In every other session rowid
+    order is seq order, so a search for the oldest events containing a term can walk
+    the trigram index in rowid order and stop at the first matches
+    (``MemoryStore.events_containing``) instead of reading every match to sort it.
+    Triggers keep the table; a new row is out of order when its session already holds
+    a higher seq (its rowid is above every other)."""
+    db.execute_script(
+        """
+        CREATE TABLE unordered_sessions (session_id TEXT PRIMARY KEY) WITHOUT ROWID;
+        INSERT INTO unordered_sessions
+            SELECT DISTINCT session_id FROM (
+                SELECT session_id, seq,
+                       lag(seq) OVER (PARTITION BY session_id ORDER BY rowid) AS before
+                FROM events
+            ) WHERE seq < before;
+        CREATE TRIGGER events_order_ai AFTER INSERT ON events
+        WHEN EXISTS (SELECT 1 FROM events WHERE session_id = new.session_id AND seq > new.seq)
+        BEGIN
+            INSERT OR IGNORE INTO unordered_sessions(session_id) VALUES (new.session_id);
+        END;
+        CREATE TRIGGER events_order_au AFTER UPDATE OF session_id, seq ON events BEGIN
+            INSERT OR IGNORE INTO unordered_sessions(session_id) VALUES (new.session_id);
+        END;
+        CREATE TRIGGER events_order_ad AFTER DELETE ON events
+        WHEN NOT EXISTS (SELECT 1 FROM events WHERE session_id = old.session_id)
+        BEGIN
+            DELETE FROM unordered_sessions WHERE session_id = old.session_id;
+        END;
+        """
+    )
+
+
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -379,32 +379,64 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
     ) -> list[StoredEvent]:
         """Events whose text contains ``needle`` (case-insensitive for ASCII), oldest first
         (a scope's sessions in its order)."""
-        cond, scope_params = session_in("e.session_id", where)
-        if len(needle) >= 3:
+        if len(needle) < 3:
+            cond, scope_params = session_in("e.session_id", where)
+            sql = f"SELECT e.* FROM events e WHERE {cond} AND e.text LIKE ? ESCAPE '\\'"
+            params: list[Any] = [*scope_params, like_pattern(needle)]
+            if types:
+                sql += f" AND e.type IN ({','.join('?' * len(types))})"
+                params += list(types)
+            order, order_params = scope_order("e.session_id", where)
+            sql += f" ORDER BY {order}, e.seq LIMIT ?"
+            params += [*order_params, limit]
+            return [StoredEvent.from_row(r) for r in self.db.query(sql, params)]
+        found: list[StoredEvent] = []
+        for session_id in scope_sessions(where):
+            if len(found) >= limit:
+                break
+            found += self._session_containing(session_id, needle, limit - len(found), types)
+        return found
+
+    def _session_containing(
+        self, session_id: str, needle: str, limit: int, types: Sequence[str]
+    ) -> list[StoredEvent]:
+        """One session's first ``limit`` events containing ``needle`` (3+ characters)."""
+        span = self.rowid_span(session_id)
+        if span is None:
+            return []
+        match, check = substring_match(needle)
+        where = "e.session_id = ?"
+        params: list[Any] = [session_id]
+        if check:
+            where += " AND convmem_contains(e.text, ?)"
+            params.append(needle)
+        if types:
+            where += f" AND e.type IN ({','.join('?' * len(types))})"
+            params += list(types)
+        if self._seq_ordered(session_id):
+            # rowid order is seq order: walk the index in it and stop at the first rows
+            sql = (
+                "SELECT e.* FROM events_fts f CROSS JOIN events e ON e.rowid = f.rowid"
+                f" WHERE events_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND {where}"
+                " ORDER BY f.rowid LIMIT ?"
+            )
+        else:
             # the sub-select makes SQLite run the full-text query once, first; a join
             # lets the planner walk events in seq order and probe the index per row
-            span = self.rowid_span(where)
-            if span is None:
-                return []
-            match, check = substring_match(needle)
             sql = (
                 "SELECT e.* FROM events e WHERE e.rowid IN (SELECT rowid FROM events_fts"
-                f" WHERE events_fts MATCH ? AND rowid BETWEEN ? AND ?) AND {cond}"
+                f" WHERE events_fts MATCH ? AND rowid BETWEEN ? AND ?) AND {where}"
+                " ORDER BY e.seq LIMIT ?"
             )
-            params: list[Any] = [match, *span, *scope_params]
-            if check:
-                sql += " AND convmem_contains(e.text, ?)"
-                params.append(needle)
-        else:
-            sql = f"SELECT e.* FROM events e WHERE {cond} AND e.text LIKE ? ESCAPE '\\'"
-            params = [*scope_params, like_pattern(needle)]
-        if types:
-            sql += f" AND e.type IN ({','.join('?' * len(types))})"
-            params += list(types)
-        order, order_params = scope_order("e.session_id", where)
-        sql += f" ORDER BY {order}, e.seq LIMIT ?"
-        params += [*order_params, limit]
-        return [StoredEvent.from_row(r) for r in self.db.query(sql, params)]
+        rows = self.db.query(sql, [match, *span, *params, limit])
+        return [StoredEvent.from_row(r) for r in rows]
+
+    def _seq_ordered(self, session_id: str) -> bool:
+        """Whether the session's events were stored in seq order (schema v11)."""
+        return (
+            self.db.scalar("SELECT 1 FROM unordered_sessions WHERE session_id = ?", (session_id,))
+            is None
+        )
 
     def recent_events_with(
         self, session_id: str, needles: Sequence[str], types: Sequence[str], window: int
