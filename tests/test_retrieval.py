@@ -74,6 +74,21 @@ def test_chinese_queries_use_bigrams(rt) -> None:  # type: ignore[no-untyped-def
     assert any("连接池" in s.item.content and s.matched for s in found.items)
 
 
+def test_a_short_latin_term_counts_only_when_nothing_else_matched(rt) -> None:  # type: ignore[no-untyped-def]
+    # "us" is too short for the trigram index and sits inside "status"
+    rt.on_events([Event("en1", 32, "user/message", "Our status page lists three regions.")])
+    r = Retriever(rt.store, rt.settings)
+
+    def candidates(query: str) -> list[str]:
+        found = r.retrieve("en1", query)
+        return [s.item.content for s in (*found.items, *found.omitted)]
+
+    assert any("status page" in c for c in candidates("us"))
+    with_words = candidates("retry budget for us")
+    assert any("retry budget" in c for c in with_words)
+    assert not any("status page" in c for c in with_words)
+
+
 def test_min_score_misses_are_reported(rt) -> None:  # type: ignore[no-untyped-def]
     strict = rt.settings.with_values(retrieval__min_score=5.0)
     found = Retriever(rt.store, strict).retrieve("en1", "latency")

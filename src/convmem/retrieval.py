@@ -87,6 +87,13 @@ STANDING_KINDS = ("constraint", "decision")
 Key = tuple[int, int]
 
 
+def _scan_short_terms(sig: QuerySignals, ranked: bool) -> bool:
+    """Whether terms below trigram size are searched as substrings: CJK ones (Chinese
+    words are mostly two characters) always; Latin ones (``ui``, ``go``, but also
+    ``us``, which is inside ``status``) only when the ranked search found nothing."""
+    return bool(sig.short_terms) and (not ranked or any(not t.isascii() for t in sig.short_terms))
+
+
 @dataclass
 class ScoredItem:
     item: MemoryItem
@@ -162,7 +169,7 @@ class Retriever:
             for item, rank in self.store.search_items(scope, terms, ITEM_CANDIDATES, statuses):
                 candidates[item.id] = item
                 fts[item.id] = abs(rank)
-        if sig.short_terms:
+        if _scan_short_terms(sig, bool(candidates)):
             short = sig.short_terms[:SHORT_TERMS]
             for item in self.store.like_items(scope, short, ITEM_CANDIDATES, statuses):
                 candidates.setdefault(item.id, item)
@@ -329,7 +336,7 @@ class Retriever:
         # terms too short for the trigram index (Chinese words are mostly two
         # characters): a bounded scan of recent events, the session's and a few of the
         # project's most recent other sessions'
-        if sig.short_terms and (not scores or any(not t.isascii() for t in sig.short_terms)):
+        if _scan_short_terms(sig, bool(scores)):
             windows = [(session_id, SHORT_TERM_WINDOW)] + [
                 (sid, SHORT_TERM_WINDOW // 4) for sid in scope.others[:SHORT_TERM_SESSIONS]
             ]
