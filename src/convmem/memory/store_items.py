@@ -22,9 +22,9 @@ def fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-#: A needle longer than :data:`PIECES` pieces is looked up by that many pieces of
-#: :data:`PIECE_CHARS` characters (its start, middle and end) and checked whole on the
-#: rows that hold them all. A trigram phrase reads one doclist per character, most of
+#: A needle longer than ``PIECES * PIECE_CHARS`` characters is looked up by
+#: :data:`PIECES` pieces of :data:`PIECE_CHARS` (its start, middle and end) and checked
+#: whole on the rows that hold them all. A trigram phrase reads one doclist per character, most of
 #: them spanning the session: a pasted sentence of seventy characters read sixty-eight.
 PIECES = 3
 PIECE_CHARS = 6
