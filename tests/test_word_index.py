@@ -201,6 +201,20 @@ def _items(store: MemoryStore, session: str, contents: list[str]) -> None:
         assert store.insert_item(replace(item, content_hash=f"{session}{n}", derived_from_seq=n))
 
 
+def test_items_of_other_statuses_ranked_first_do_not_hide_the_rest(
+    backend: SqliteBackend,
+) -> None:
+    # SQLite ranks one session's items in the index alone, twice the limit at a time,
+    # and reads their rows afterwards: here that first page holds only retracted items
+    store = backend.store()
+    _items(store, "a", ["deploy deploy deploy", "deploy deploy again", "deploy the service"])
+    for item_id in ("a1", "a2"):
+        store.update_item(item_id, status="retracted")
+    assert [m.id for m, _ in store.search_items("a", ["deploy"], 1, ("active",))] == ["a3"]
+    both = store.search_items("a", ["deploy"], 5, ("active", "retracted"))
+    assert [m.id for m, _ in both] == ["a1", "a2", "a3"]
+
+
 def test_items_are_searched_by_whole_word(backend: SqliteBackend) -> None:
     store = backend.store()
     _items(

@@ -267,6 +267,10 @@ class ItemStoreMixin:
             index, match = "memory_fts", " OR ".join(fts_phrase(t) for t in terms)
         else:
             index, match = "item_words_fts", word_match(where, words)
+            if len(scope_sessions(where)) == 1:
+                found = self._session_items_by_rank(match, where, limit, statuses)
+                if found is not None:
+                    return found
         cond, params = session_in("m.session_id", where)
         rows = self.db.query(
             f"SELECT m.*, bm25({index}) AS rank FROM {index} JOIN memory_items m"
@@ -275,6 +279,36 @@ class ItemStoreMixin:
             [match, *params, *statuses, limit],
         )
         return [(MemoryItem.from_row(r), float(r["rank"])) for r in rows]
+
+    def _session_items_by_rank(
+        self, match: str, where: str | Scope, limit: int, statuses: Sequence[str]
+    ) -> list[tuple[MemoryItem, float]] | None:
+        """One session's items by rank, ranked in the index alone (its session-tagged
+        words) and read by rowid afterwards: a join would carry every match's row
+        through the sort. None when the first ``2 * limit`` ranks do not settle the
+        answer (too many of them are items of other statuses)."""
+        page = 2 * limit
+        ranked = self.db.query(
+            "SELECT rowid, bm25(item_words_fts) AS rank FROM item_words_fts"
+            " WHERE item_words_fts MATCH ? ORDER BY rank, rowid LIMIT ?",
+            (match, page),
+        )
+        if not ranked:
+            return []
+        rank = {int(r["rowid"]): float(r["rank"]) for r in ranked}
+        cond, params = session_in("session_id", where)
+        rows = self.db.query(
+            f"SELECT rowid AS rid, * FROM memory_items WHERE rowid IN ({','.join('?' * len(rank))})"
+            f" AND {cond} AND status IN ({','.join('?' * len(statuses))})",
+            [*rank, *params, *statuses],
+        )
+        kept = sorted(rows, key=lambda r: (rank[r["rid"]], r["id"]))
+        if len(ranked) == page:
+            # an item past the page ranks at least as low as its last one
+            edge = float(ranked[-1]["rank"])
+            if sum(1 for r in kept if rank[r["rid"]] < edge) < limit:
+                return None
+        return [(MemoryItem.from_row(r), rank[r["rid"]]) for r in kept[:limit]]
 
     def like_items(
         self, where: str | Scope, terms: Sequence[str], limit: int, statuses: Sequence[str]
