@@ -47,7 +47,7 @@ from convmem.memory.pg_search import (
     words_insert,
 )
 from convmem.memory.store import MemoryStore, utc_now, word_search
-from convmem.memory.store_items import like_pattern, scope_order, session_in
+from convmem.memory.store_items import events_like, like_pattern
 from convmem.query import word_terms
 
 
@@ -168,17 +168,7 @@ class PgMemoryStore(MemoryStore):
         (Unicode), a shorter one as SQLite's LIKE does (ASCII only).
         """
         match = "lower(e.text) LIKE lower(?)" if len(needle) >= 3 else "e.text LIKE ?"
-        cond, scope_params = session_in("e.session_id", where)
-        sql = f"SELECT e.* FROM events e WHERE {cond} AND {match} ESCAPE '\\'"
-        params: list[Any] = [*scope_params, like_pattern(needle)]
-        if types:
-            sql += f" AND e.type IN ({','.join('?' * len(types))})"
-            params += list(types)
-        order, order_params = scope_order("e.session_id", where)
-        rows = self.db.query(
-            sql + f" ORDER BY {order}, e.seq LIMIT ?", [*params, *order_params, limit]
-        )
-        return [StoredEvent.from_row(r) for r in rows]
+        return events_like(self.db, where, match, needle, limit, types)
 
     # --- items and rules ------------------------------------------------------------------
 

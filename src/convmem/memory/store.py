@@ -20,9 +20,9 @@ from convmem.core.schema import REPORT_TABLES
 from convmem.memory.models import Checkpoint, Scope, StoredEvent, scope_sessions
 from convmem.memory.store_items import (
     ItemStoreMixin,
+    events_like,
     fts_phrase,
     like_pattern,
-    scope_order,
     session_in,
     substring_match,
     word_match,
@@ -380,16 +380,7 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         """Events whose text contains ``needle`` (case-insensitive for ASCII), oldest first
         (a scope's sessions in its order)."""
         if len(needle) < 3:
-            cond, scope_params = session_in("e.session_id", where)
-            sql = f"SELECT e.* FROM events e WHERE {cond} AND e.text LIKE ? ESCAPE '\\'"
-            params: list[Any] = [*scope_params, like_pattern(needle)]
-            if types:
-                sql += f" AND e.type IN ({','.join('?' * len(types))})"
-                params += list(types)
-            order, order_params = scope_order("e.session_id", where)
-            sql += f" ORDER BY {order}, e.seq LIMIT ?"
-            params += [*order_params, limit]
-            return [StoredEvent.from_row(r) for r in self.db.query(sql, params)]
+            return events_like(self.db, where, "e.text LIKE ?", needle, limit, types)
         found: list[StoredEvent] = []
         for session_id in scope_sessions(where):
             if len(found) >= limit:

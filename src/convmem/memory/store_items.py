@@ -6,7 +6,14 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from convmem.memory.models import MemoryItem, Scope, TaskState, scope_sessions, source_seqs
+from convmem.memory.models import (
+    MemoryItem,
+    Scope,
+    StoredEvent,
+    TaskState,
+    scope_sessions,
+    source_seqs,
+)
 from convmem.query import session_words, word_terms
 
 if TYPE_CHECKING:
@@ -56,6 +63,27 @@ def word_match(where: str | Scope, words: Sequence[str]) -> str:
 def like_pattern(term: str) -> str:
     """A LIKE pattern (escape character ``\\``) matching text that contains ``term``."""
     return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def events_like(
+    db: MemoryDatabase,
+    where: str | Scope,
+    match: str,
+    needle: str,
+    limit: int,
+    types: Sequence[str],
+) -> list[StoredEvent]:
+    """The scope's events for which ``match`` (a LIKE of ``e.text`` against one
+    pattern) holds with ``needle``'s pattern, oldest first in scope order."""
+    cond, params = session_in("e.session_id", where)
+    sql = f"SELECT e.* FROM events e WHERE {cond} AND {match} ESCAPE '\\'"
+    params = [*params, like_pattern(needle)]
+    if types:
+        sql += f" AND e.type IN ({','.join('?' * len(types))})"
+        params += list(types)
+    order, order_params = scope_order("e.session_id", where)
+    rows = db.query(f"{sql} ORDER BY {order}, e.seq LIMIT ?", [*params, *order_params, limit])
+    return [StoredEvent.from_row(r) for r in rows]
 
 
 def session_in(column: str, where: str | Scope) -> tuple[str, list[Any]]:
