@@ -114,6 +114,19 @@ def _fill(store: MemoryStore, session: str, texts: list[str]) -> None:
         store.insert_item(replace(item, content_hash=f"{session}{i}", derived_from_seq=i))
 
 
+def _one_session_each(
+    twins: tuple[MemoryStore, MemoryStore], texts: list[str]
+) -> tuple[MemoryStore, MemoryStore, str]:
+    """The texts as one more session of the shared PostgreSQL store, and as the only
+    session of a fresh SQLite store (the caller closes it)."""
+    shared = twins[1]
+    session = f"s{shared.count_events()}"
+    _fill(shared, session, texts)
+    lite = MemoryStore.open(":memory:")
+    _fill(lite, session, texts)
+    return shared, lite, session
+
+
 @settings(
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -124,11 +137,7 @@ def test_search_returns_the_same_rows_and_scores_on_both_backends(
     # PostgreSQL holds every example as one more session of a shared store; SQLite
     # holds this session alone. PostgreSQL's BM25 statistics are per session, so
     # its ranks must equal SQLite's to the last bit all the same.
-    shared = twins[1]
-    session = f"s{shared.count_events()}"
-    _fill(shared, session, texts)
-    lite = MemoryStore.open(":memory:")
-    _fill(lite, session, texts)
+    shared, lite, session = _one_session_each(twins, texts)
     assert [(e.seq, r) for e, r in shared.search_events(session, terms, 50)] == [
         (e.seq, r) for e, r in lite.search_events(session, terms, 50)
     ]
@@ -160,11 +169,7 @@ def test_long_needles_find_the_same_rows_on_both_backends(
 ) -> None:
     # SQLite looks a long needle up by three pieces and checks the rows whole;
     # PostgreSQL compares lower() of the whole text: the rows must be the same
-    shared = twins[1]
-    session = f"s{shared.count_events()}"
-    _fill(shared, session, texts)
-    lite = MemoryStore.open(":memory:")
-    _fill(lite, session, texts)
+    shared, lite, session = _one_session_each(twins, texts)
     text = data.draw(st.sampled_from(texts))
     start = data.draw(st.integers(0, len(text)))
     needle = text[start : start + data.draw(st.integers(19, 60))]
