@@ -324,10 +324,12 @@ class ItemStoreMixin:
         if not ranked:
             return []
         rank = {int(r["rowid"]): float(r["rank"]) for r in ranked}
-        cond, params = session_in("session_id", where)
+        # unary plus keeps the planner on the rowids: with the session's index it
+        # would walk every item of the session of those statuses (3x slower at 1e5)
+        cond, params = session_in("+session_id", where)
         rows = self.db.query(
             f"SELECT rowid AS rid, * FROM memory_items WHERE rowid IN ({','.join('?' * len(rank))})"
-            f" AND {cond} AND status IN ({','.join('?' * len(statuses))})",
+            f" AND {cond} AND +status IN ({','.join('?' * len(statuses))})",
             [*rank, *params, *statuses],
         )
         kept = sorted(rows, key=lambda r: (rank[r["rid"]], r["id"]))
