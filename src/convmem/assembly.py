@@ -280,6 +280,7 @@ class Assembler:
                 and self._compaction_boundary(session_id) is None
             )
         signals = self.retriever.signals(query)
+        self.retriever.prefetch_evidence(signals, scope)
         self._shared = not signals.empty
         if b.shows_all:
             b.omit("task", "task", "the host still shows the whole conversation")

@@ -312,6 +312,12 @@ class Retriever:
         matched = have + have_cjk
         return matched * 2 >= total and (matched >= 2 or total <= 2)
 
+    def prefetch_evidence(self, sig: QuerySignals, scope: Scope) -> None:
+        """Start the ranked search :meth:`rank_events` will run for ``sig`` (a long
+        session's, on a second connection while the items are retrieved)."""
+        terms = selective(sig.terms, RANK_TERMS)
+        self.store.prefetch_events(scope, terms, EVENT_CANDIDATES, self.evidence_types)
+
     def rank_events(
         self, session_id: str, sig: QuerySignals, limit: int, scope: Scope | None = None
     ) -> list[tuple[StoredEvent, float]]:

@@ -159,6 +159,11 @@ class PgMemoryStore(MemoryStore):
             rows = self._ranked(EVENTS, where, terms, types, limit)
         return [(StoredEvent.from_row(r), float(r["rank"])) for r in rows]
 
+    def prefetch_events(
+        self, where: str | Scope, terms: Sequence[str], limit: int, types: Sequence[str] = ()
+    ) -> None:
+        """Nothing: the server plans and runs the search when it is asked for."""
+
     def events_containing(
         self, where: str | Scope, needle: str, limit: int, types: Sequence[str] = ()
     ) -> list[StoredEvent]:

@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from convmem.core.constants import PERSON_MESSAGE
 from convmem.core.db import MemoryDatabase
@@ -31,6 +31,9 @@ from convmem.memory.store_logs import LogStoreMixin
 from convmem.memory.store_skills import SkillStoreMixin
 from convmem.memory.store_views import ViewStoreMixin
 from convmem.query import word_terms
+
+if TYPE_CHECKING:
+    from convmem.memory.side_query import SideQuery
 
 #: Tables holding per-session rows, in the order export writes them.
 SESSION_TABLES = (
@@ -66,6 +69,10 @@ def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+#: Sessions with fewer events rank their messages in a millisecond or two: running
+#: the query ahead on a second connection (``prefetch_events``) would cost what it saves.
+PREFETCH_MIN_EVENTS = 4000
+
 #: Rows a ranked search reads past its limit, so that equal ranks at the limit can be
 #: ordered by session and seq without reading every match (``_ranked_in_span``).
 TIE_SLACK = 32
@@ -81,6 +88,15 @@ def word_search(terms: Sequence[str], types: Sequence[str]) -> list[str] | None:
     return word_terms(terms) if tuple(types) == (PERSON_MESSAGE,) else None
 
 
+def _ranked_sql(index: str, match: str, span: tuple[int, int], limit: int) -> tuple[str, list[Any]]:
+    """The ranked query of a scope that owns its rowid range, and its parameters."""
+    return (
+        f"SELECT rowid AS id, bm25({index}) AS rank FROM {index}"
+        f" WHERE {index} MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank, rowid LIMIT ?",
+        [match, *span, limit + TIE_SLACK],
+    )
+
+
 class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin):
     """The storage API over one :class:`MemoryDatabase`."""
 
@@ -93,12 +109,15 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         #: events lie in that range (see ``_exclusive``)
         self._exclusive_spans: dict[tuple[tuple[str, ...], int, int], bool] = {}
         self._exclusive_version = -1
+        self._side: SideQuery | None = None
 
     @classmethod
     def open(cls, path: str, clock: Callable[[], str] = utc_now) -> MemoryStore:
         return cls(MemoryDatabase(path), clock)
 
     def close(self) -> None:
+        if self._side is not None:
+            self._side.close()
         self.db.close()
 
     @contextmanager
@@ -314,6 +333,31 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         rows = self.db.query(sql, [match, *params, limit])
         return [(StoredEvent.from_row(r), float(r["rank"])) for r in rows]
 
+    def prefetch_events(
+        self, where: str | Scope, terms: Sequence[str], limit: int, types: Sequence[str] = ()
+    ) -> None:
+        """Start the ranked word-index query of a coming ``search_events`` with the same
+        arguments on a second connection (:mod:`convmem.memory.side_query`), when the
+        scope is long enough for that to pay. The search takes its rows if nothing was
+        written meanwhile, else runs the query itself."""
+        words = word_search([t for t in terms if len(t) >= 3], types)
+        if not words or self.db.path == ":memory:":
+            return
+        span = self.rowid_span(where)
+        if span is None or span[1] - span[0] < PREFETCH_MIN_EVENTS:
+            return
+        if not self._exclusive(where, span):
+            return
+        if self._side is None:
+            from convmem.memory.side_query import SideQuery
+
+            self._side = SideQuery(self.db.path)
+        sql, params = _ranked_sql("words_fts", word_match(where, words), span, limit)
+        self._side.start(self._side_key(sql, params), sql, params)
+
+    def _side_key(self, sql: str, params: list[Any]) -> tuple[Any, ...]:
+        return (sql, *params, self.db.data_version(), self.db.conn.total_changes)
+
     def _ranked_in_span(
         self, index: str, match: str, where: str | Scope, span: tuple[int, int], limit: int
     ) -> list[tuple[StoredEvent, float]] | None:
@@ -328,14 +372,12 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         """
         if not self._exclusive(where, span):
             return None
-        ranked = self.db.query(
-            f"SELECT rowid AS id, bm25({index}) AS rank FROM {index}"
-            f" WHERE {index} MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank, rowid LIMIT ?",
-            [match, *span, limit + TIE_SLACK],
-        )
-        if len(ranked) == limit + TIE_SLACK and ranked[-1]["rank"] == ranked[limit - 1]["rank"]:
+        sql, params = _ranked_sql(index, match, span, limit)
+        ahead = None if self._side is None else self._side.take(self._side_key(sql, params))
+        ranked = self.db.query(sql, params) if ahead is None else ahead
+        if len(ranked) == limit + TIE_SLACK and ranked[-1][1] == ranked[limit - 1][1]:
             return None  # rows of the rank at the limit may lie beyond those read
-        ranks = {int(r["id"]): float(r["rank"]) for r in ranked}
+        ranks = {int(r[0]): float(r[1]) for r in ranked}
         out: list[tuple[StoredEvent, float]] = []
         ids = list(ranks)
         for i in range(0, len(ids), 500):
