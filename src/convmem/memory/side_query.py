@@ -43,8 +43,8 @@ class SideQuery:
         def run() -> None:
             try:
                 self._rows = conn.execute(sql, params).fetchall()
-            except sqlite3.Error:
-                self._rows = None  # the caller runs the query itself and sees the error
+            except Exception:  # the caller runs the query itself and meets the error there
+                self._rows = None
 
         self._thread = threading.Thread(target=run, name="convmem-side-query", daemon=True)
         self._thread.start()
