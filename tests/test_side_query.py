@@ -153,3 +153,31 @@ def test_a_pre_step_on_a_long_session_is_the_same_block(long_store: Path) -> Non
     finally:
         rt.close()
         mem.close()
+
+
+def test_a_prompt_counted_as_said_inside_a_transaction_is_ranked(long_store: Path) -> None:
+    """A prompt the host has not stored yet (DSH) is captured in a write transaction
+    rolled back after the block: the side connection cannot see it, so nothing runs
+    on the side, and the block is the one the in-memory copy builds."""
+    import sqlite3
+
+    settings = load_settings(env={})
+    rt = MemoryRuntime(MemoryStore.open(str(long_store)), settings)
+    in_memory = MemoryStore.open(":memory:")
+    source = sqlite3.connect(long_store)
+    source.backup(in_memory.db.conn)
+    source.close()
+    mem = MemoryRuntime(in_memory, settings)
+    prompt = "zeppelin hangar: the zeppelin rollback needs the hangar window"
+    try:
+        blocks = [
+            runtime.pre_step(
+                "s", [], query=prompt, pending=Event("s", N + 1, "user/message", prompt)
+            )
+            for runtime in (rt, mem)
+        ]
+        assert blocks[0] == blocks[1]
+        assert blocks[0] is not None and "[ev this prompt]" in blocks[0]
+    finally:
+        rt.close()
+        mem.close()

@@ -341,8 +341,8 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         scope is long enough for that to pay. The search takes its rows if nothing was
         written meanwhile, else runs the query itself."""
         words = word_search([t for t in terms if len(t) >= 3], types)
-        if not words or self.db.path == ":memory:":
-            return
+        if not words or self.db.path == ":memory:" or self.db.conn.in_transaction:
+            return  # the side connection sees committed rows only, not this transaction's
         span = self.rowid_span(where)
         if span is None or span[1] - span[0] < PREFETCH_MIN_EVENTS:
             return
