@@ -59,6 +59,7 @@ def test_the_search_started_ahead_gives_the_same_answer(long_store: Path) -> Non
         got = ahead.search_events("s", TERMS, 200, PERSON)
         assert _ids(got) == _ids(want)
         assert len(got) == 200
+        assert ahead._side is not None and ahead._side.served == 1  # it was the side's
         # a search of other terms than the ones started ahead runs in place
         ahead.prefetch_events("s", ["cache"], 200, PERSON)
         assert _ids(ahead.search_events("s", ["schema"], 50, PERSON)) == _ids(
@@ -181,3 +182,24 @@ def test_a_prompt_counted_as_said_inside_a_transaction_is_ranked(long_store: Pat
     finally:
         rt.close()
         mem.close()
+
+
+def test_the_side_answers_and_follows_the_file_not_the_directory(
+    long_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opened by a relative path, the store's side connection still reads its file
+    after the process changes directory, and creates nothing where it now is."""
+    monkeypatch.chdir(long_store.parent)
+    store = MemoryStore.open(long_store.name)
+    plain = MemoryStore.open(str(long_store))
+    try:
+        monkeypatch.chdir(tmp_path)
+        store.prefetch_events("s", TERMS, 100, PERSON)
+        assert _ids(store.search_events("s", TERMS, 100, PERSON)) == _ids(
+            plain.search_events("s", TERMS, 100, PERSON)
+        )
+        assert store._side is not None and store._side.served == 1
+        assert list(tmp_path.iterdir()) == []
+    finally:
+        store.close()
+        plain.close()

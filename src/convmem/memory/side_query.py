@@ -25,7 +25,11 @@ class SideQuery:
     """A read-only second connection to one SQLite file, running one query at a time."""
 
     def __init__(self, path: str) -> None:
+        #: the file's absolute path (``PRAGMA database_list``): a relative one would
+        #: follow a later change of directory
         self.path = path
+        #: answers taken so far (a diagnostic: how often the side query paid off)
+        self.served = 0
         self._conn: sqlite3.Connection | None = None
         self._pid = 0
         self._thread: threading.Thread | None = None
@@ -55,6 +59,7 @@ class SideQuery:
             return None
         self._finish()
         rows, self._rows, self._key = self._rows, None, None
+        self.served += rows is not None
         return rows
 
     def close(self) -> None:
@@ -74,7 +79,13 @@ class SideQuery:
         # file locks)
         if self._conn is None or self._pid != os.getpid():
             try:
-                conn = sqlite3.connect(self.path, check_same_thread=False)
+                from urllib.parse import quote
+
+                # read-only (never creates a file), and no wait for a lock: a busy
+                # file leaves the query to the main connection and its own timeout
+                conn = sqlite3.connect(
+                    f"file:{quote(self.path)}?mode=ro", uri=True, timeout=0, check_same_thread=False
+                )
                 conn.execute("PRAGMA query_only = ON")
             except sqlite3.Error:
                 return None

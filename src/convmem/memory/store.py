@@ -341,7 +341,7 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         scope is long enough for that to pay. The search takes its rows if nothing was
         written meanwhile, else runs the query itself."""
         words = word_search([t for t in terms if len(t) >= 3], types)
-        if not words or self.db.path == ":memory:" or self.db.conn.in_transaction:
+        if not words or self.db.conn.in_transaction:
             return  # the side connection sees committed rows only, not this transaction's
         span = self.rowid_span(where)
         if span is None or span[1] - span[0] < PREFETCH_MIN_EVENTS:
@@ -351,7 +351,10 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         if self._side is None:
             from convmem.memory.side_query import SideQuery
 
-            self._side = SideQuery(self.db.path)
+            path = self.db.conn.execute("PRAGMA database_list").fetchone()[2]
+            if not path:
+                return  # a temporary database: no second connection can open it
+            self._side = SideQuery(path)
         sql, params = _ranked_sql("words_fts", word_match(where, words), span, limit)
         self._side.start(self._side_key(sql, params), sql, params)
 
