@@ -131,18 +131,23 @@ def test_a_forked_child_opens_its_own_side_connection(long_store: Path) -> None:
         store.close()
 
 
-def test_a_pre_step_on_a_long_session_is_the_same_block(long_store: Path) -> None:
-    """The whole pre-step gives the block of the same store held in memory, where
-    nothing runs on the side."""
+def _on_file_and_in_memory(path: Path) -> tuple[MemoryRuntime, MemoryRuntime]:
+    """A runtime on the file, and one on a copy of it held in memory, where nothing
+    runs on the side."""
     import sqlite3
 
     settings = load_settings(env={})
-    rt = MemoryRuntime(MemoryStore.open(str(long_store)), settings)
     in_memory = MemoryStore.open(":memory:")
-    source = sqlite3.connect(long_store)
+    source = sqlite3.connect(path)
     source.backup(in_memory.db.conn)
     source.close()
-    mem = MemoryRuntime(in_memory, settings)
+    return MemoryRuntime(MemoryStore.open(str(path)), settings), MemoryRuntime(in_memory, settings)
+
+
+def test_a_pre_step_on_a_long_session_is_the_same_block(long_store: Path) -> None:
+    """The whole pre-step gives the block of the same store held in memory, where
+    nothing runs on the side."""
+    rt, mem = _on_file_and_in_memory(long_store)
     try:
         for query in (
             "what was the rollback plan for the deploy window?",
@@ -160,15 +165,7 @@ def test_a_prompt_counted_as_said_inside_a_transaction_is_ranked(long_store: Pat
     """A prompt the host has not stored yet (DSH) is captured in a write transaction
     rolled back after the block: the side connection cannot see it, so nothing runs
     on the side, and the block is the one the in-memory copy builds."""
-    import sqlite3
-
-    settings = load_settings(env={})
-    rt = MemoryRuntime(MemoryStore.open(str(long_store)), settings)
-    in_memory = MemoryStore.open(":memory:")
-    source = sqlite3.connect(long_store)
-    source.backup(in_memory.db.conn)
-    source.close()
-    mem = MemoryRuntime(in_memory, settings)
+    rt, mem = _on_file_and_in_memory(long_store)
     prompt = "zeppelin hangar: the zeppelin rollback needs the hangar window"
     try:
         blocks = [
