@@ -22,7 +22,7 @@ import pytest
 from conftest import FIXTURES, Cli, write_events
 from convmem.core.text import normalize_text
 from convmem.privacy import drop_private, strip_ansi
-from convmem.redaction import skipped_rules, translate
+from convmem.redaction import rule_set, skipped_rules, translate
 
 CORPUS = FIXTURES / "secrets" / "corpus.jsonl"
 
@@ -37,6 +37,25 @@ def _raw(folder: Path) -> bytes:
 
 def test_every_vendored_rule_compiles() -> None:
     assert skipped_rules() == []
+
+
+def test_keyword_trigger_finds_every_keyword_in_one_pass() -> None:
+    """The one-pass keyword finder triggers the rules a check of each keyword would:
+    on the corpus, and on keywords run together so that they overlap, nest and share
+    a start ("eyj" inside "eyjrijoi")."""
+    rules = rule_set()
+    keywords = sorted(rules.by_keyword)
+
+    def naive(low: str) -> set[int]:
+        return {i for k in keywords if k in low for i in rules.by_keyword[k]}
+
+    texts = [case["text"].lower() for case in corpus()]
+    texts += ["".join(keywords[i::7]) for i in range(7)]  # runs of keywords, back to back
+    texts += [k[:-1] + keywords[n - 1] for n, k in enumerate(keywords)]  # a keyword cut short
+    texts += ["".join(j for j in keywords if j[:2] == k[:2]) for k in keywords]  # same start
+    assert any(len(naive(t)) > 20 for t in texts)
+    for text in texts:
+        assert rules.triggered(text) == naive(text), text
 
 
 @pytest.mark.parametrize(

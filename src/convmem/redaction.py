@@ -106,6 +106,47 @@ class RuleSet:
     by_keyword: dict[str, list[int]] = field(default_factory=dict)
     #: rules whose pattern did not compile
     disabled: set[str] = field(default_factory=set)
+    _finder: tuple[re.Pattern[str], dict[str, list[int]]] | None = None
+
+    def triggered(self, low: str) -> set[int]:
+        """The rules whose keywords occur in ``low`` (the text, ASCII lower-cased).
+
+        One pass over the text, not one per keyword: a pattern of every keyword as a
+        trie, in a lookahead so that each position is tried, finds the longest keyword
+        starting there; the shorter ones starting there are its prefixes.
+        """
+        if self._finder is None:
+            keywords = list(self.by_keyword)
+            rules = {
+                k: sorted({i for p in keywords if k.startswith(p) for i in self.by_keyword[p]})
+                for k in keywords
+            }
+            self._finder = (re.compile(f"(?=({_trie(keywords)}))"), rules)
+        finder, rules = self._finder
+        out: set[int] = set()
+        for found in finder.finditer(low):
+            out.update(rules[found.group(1)])
+        return out
+
+
+def _trie(words: list[str]) -> str:
+    """A pattern matching each of ``words`` (none empty), the longest first where
+    one is a prefix of another."""
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = "(?:" + "|".join(branches) + ")"
+        return body + "?" if "" in node else body
+
+    return emit(root)
 
 
 def shannon_entropy(text: str) -> float:
@@ -297,10 +338,7 @@ def find_secrets(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, rule id)`` of every secret, leftmost first, without overlaps."""
     rules = rule_set()
     low = text.translate(_ASCII_LOWER)  # ASCII only: positions stay the same
-    triggered: set[int] = set()
-    for keyword, indexes in rules.by_keyword.items():
-        if keyword in low:
-            triggered.update(indexes)
+    triggered = rules.triggered(low)
     found: list[tuple[int, int, int, str]] = []
     size = len(text)
     for index in sorted(triggered):
