@@ -135,6 +135,20 @@ def test_insufficient_evidence_statement(tmp_path: Path) -> None:
     assert "No committed evidence in this session's memory supports" in result.text
 
 
+def test_chinese_question_words_do_not_count_against_a_quoted_answer(tmp_path: Path) -> None:
+    """A Chinese question cut into two-character windows holds its frame too (箱是, 是什,
+    什么, 么颜): the hit that answers it must not come with a notice that nothing does."""
+    rt = runtime(tmp_path, retrieval__standing_limit=0)
+    said = ["我们下周去杭州玩。", "对了，行李箱是蓝色的，上面贴了熊猫贴纸。", "好的。"]
+    rt.on_events([Event("z", n, "user/message", text) for n, text in enumerate(said, 1)])
+    for query in ("行李箱是什么颜色？", "熊猫贴纸贴在哪里"):
+        result = rt.assemble("z", [], query=query)
+        assert "[ev seq:2] 对了，行李箱是蓝色的" in result.text, query
+        assert "证据不足" not in result.text.split("## ")[-1], query
+    result = rt.assemble("z", [], query="护照放在哪里了？")
+    assert "会话记忆中没有与“护照放在哪里了？”相关的已提交证据" in result.text
+
+
 def test_exact_token_meter_is_recorded(tmp_path: Path) -> None:
     rt = runtime(tmp_path, "en_basic.jsonl")
     result = rt.assemble("en1", [], query="budget", token_meter=lambda s: len(s.split()))

@@ -37,6 +37,7 @@ from convmem.core.constants import (
     RECENCY_WINDOW,
     USER_SOURCE_KINDS,
 )
+from convmem.core.stopwords import ZH_FRAME_CHARS, ZH_FRAME_PAIRS
 from convmem.core.text import (
     cjk_runs,
     latin_words,
@@ -85,6 +86,16 @@ STANDING_SOURCE_BONUS = 0.05
 STANDING_KINDS = ("constraint", "decision")
 #: An event's place in a scope: (its session's position in the scope, its seq).
 Key = tuple[int, int]
+
+
+def _cjk_content(term: str) -> bool:
+    """A CJK window of a query that names something, not part of its question frame
+    (:data:`~convmem.core.stopwords.ZH_FRAME_CHARS`)."""
+    return (
+        any("\u3400" <= c <= "\u9fff" for c in term)
+        and term not in ZH_FRAME_PAIRS
+        and ZH_FRAME_CHARS.isdisjoint(term)
+    )
 
 
 def _scan_short_terms(sig: QuerySignals, ranked: bool) -> bool:
@@ -299,7 +310,7 @@ class Retriever:
             return True
         text = hit.text.casefold()
         terms = [t for t in sig.terms if not any("\u3400" <= c <= "\u9fff" for c in t)]
-        cjk = [t for t in sig.short_terms if any("\u3400" <= c <= "\u9fff" for c in t)]
+        cjk = [t for t in sig.short_terms if _cjk_content(t)]
         words = {stem(w) for w in latin_words(text)}
         missing = [t for t in terms if t not in words and t not in text]
         # what the word index matched the hit on, read only when the stems fall short
