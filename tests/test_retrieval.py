@@ -74,6 +74,19 @@ def test_chinese_queries_use_bigrams(rt) -> None:  # type: ignore[no-untyped-def
     assert any("连接池" in s.item.content and s.matched for s in found.items)
 
 
+def test_a_chinese_question_frame_does_not_crowd_out_its_subject(tmp_path: Path) -> None:
+    """The question "护照在什么地方" asks about 护照 (passport): 什么 and the other
+    windows of its frame must not fill the substring search's candidates with every
+    item that holds them."""
+    rt = runtime(tmp_path)
+    said = [f"接口v{n}什么参数都不能改。" for n in range(1, 131)]
+    said.append("护照必须放在蓝色背包的内袋里。")
+    rt.on_events([Event("c", n, "user/message", text) for n, text in enumerate(said, 1)])
+    found = Retriever(rt.store, rt.settings).retrieve("c", "护照在什么地方？")
+    assert found.items[0].item.content == "护照必须放在蓝色背包的内袋里。"
+    assert found.items[0].matched
+
+
 def test_a_short_latin_term_counts_only_when_nothing_else_matched(rt) -> None:  # type: ignore[no-untyped-def]
     # "us" is too short for the trigram index and sits inside "status"
     rt.on_events([Event("en1", 32, "user/message", "Our status page lists three regions.")])

@@ -88,21 +88,28 @@ STANDING_KINDS = ("constraint", "decision")
 Key = tuple[int, int]
 
 
-def _cjk_content(term: str) -> bool:
-    """A CJK window of a query that names something, not part of its question frame
-    (:data:`~convmem.core.stopwords.ZH_FRAME_CHARS`)."""
-    return (
-        any("\u3400" <= c <= "\u9fff" for c in term)
-        and term not in ZH_FRAME_PAIRS
-        and ZH_FRAME_CHARS.isdisjoint(term)
-    )
+def _cjk(term: str) -> bool:
+    return any("\u3400" <= c <= "\u9fff" for c in term)
 
 
-def _scan_short_terms(sig: QuerySignals, ranked: bool) -> bool:
+def _frame(term: str) -> bool:
+    """A CJK window of a query that is part of its question frame, not of what it asks
+    about (:data:`~convmem.core.stopwords.ZH_FRAME_CHARS`)."""
+    return _cjk(term) and (term in ZH_FRAME_PAIRS or not ZH_FRAME_CHARS.isdisjoint(term))
+
+
+def _content(short_terms: tuple[str, ...]) -> tuple[str, ...]:
+    """A query's terms below trigram size without its Chinese question frame (什么, 是什,
+    哪里 would match every question asked before); all of them when nothing else is left
+    ("我们住哪里" has no window of two characters outside its frame)."""
+    return tuple(t for t in short_terms if not _frame(t)) or short_terms
+
+
+def _scan_short_terms(needles: tuple[str, ...], ranked: bool) -> bool:
     """Whether terms below trigram size are searched as substrings: CJK ones (Chinese
     words are mostly two characters) always; Latin ones (``ui``, ``go``, but also
     ``us``, which is inside ``status``) only when the ranked search found nothing."""
-    return bool(sig.short_terms) and (not ranked or any(not t.isascii() for t in sig.short_terms))
+    return bool(needles) and (not ranked or any(not t.isascii() for t in needles))
 
 
 @dataclass
@@ -180,8 +187,8 @@ class Retriever:
             for item, rank in self.store.search_items(scope, terms, ITEM_CANDIDATES, statuses):
                 candidates[item.id] = item
                 fts[item.id] = abs(rank)
-        if _scan_short_terms(sig, bool(candidates)):
-            short = sig.short_terms[:SHORT_TERMS]
+        short = _content(sig.short_terms)[:SHORT_TERMS]
+        if _scan_short_terms(short, bool(candidates)):
             for item in self.store.like_items(scope, short, ITEM_CANDIDATES, statuses):
                 candidates.setdefault(item.id, item)
                 fts.setdefault(item.id, 0.0)
@@ -310,7 +317,7 @@ class Retriever:
             return True
         text = hit.text.casefold()
         terms = [t for t in sig.terms if not any("\u3400" <= c <= "\u9fff" for c in t)]
-        cjk = [t for t in sig.short_terms if _cjk_content(t)]
+        cjk = [t for t in _content(sig.short_terms) if _cjk(t)]
         words = {stem(w) for w in latin_words(text)}
         missing = [t for t in terms if t not in words and t not in text]
         # what the word index matched the hit on, read only when the stems fall short
@@ -353,14 +360,13 @@ class Retriever:
         # terms too short for the trigram index (Chinese words are mostly two
         # characters): a bounded scan of recent events, the session's and a few of the
         # project's most recent other sessions'
-        if _scan_short_terms(sig, bool(scores)):
+        short = _content(sig.short_terms)[:SHORT_TERMS]
+        if _scan_short_terms(short, bool(scores)):
             windows = [(session_id, SHORT_TERM_WINDOW)] + [
                 (sid, SHORT_TERM_WINDOW // 4) for sid in scope.others[:SHORT_TERM_SESSIONS]
             ]
             for sid, window in windows:
-                for event, count in self.store.recent_events_with(
-                    sid, sig.short_terms[:SHORT_TERMS], types, window
-                ):
+                for event, count in self.store.recent_events_with(sid, short, types, window):
                     if self.quotable(event):
                         k = key(event)
                         scores[k] = scores.get(k, 0.0) + SHORT_TERM_WEIGHT * count
