@@ -408,6 +408,24 @@ def test_interleaved_sessions_are_searched_exactly(backend: SqliteBackend) -> No
     assert [(e.session_id, e.seq) for e, _ in found] == [("a", seq) for seq in range(1, 11)]
 
 
+def test_a_range_grown_over_another_sessions_event_is_searched_exactly(
+    backend: SqliteBackend,
+) -> None:
+    # the range known to be a's alone grows by a's new events (counted on their own),
+    # then by one of b's among them
+    rt = _runtime(backend)
+    rt.on_events([Event("a", seq, "user/message", f"deploy step {seq}") for seq in (1, 2, 3)])
+    for seq, other in ((4, None), (5, "b"), (6, None)):
+        if other:
+            rt.on_events([Event(other, 1, "user/message", "deploy the secret plan")])
+        rt.on_events([Event("a", seq, "user/message", f"deploy step {seq}")])
+        for types in (MESSAGES, ()):  # the word index (tagged by session), the trigram one
+            found = rt.store.search_events("a", ["deploy"], 10, types)
+            assert sorted((e.session_id, e.seq) for e, _ in found) == [
+                ("a", n) for n in range(1, seq + 1)
+            ]
+
+
 @pytest.mark.sqlite_only
 def test_rowids_given_again_after_a_purge_never_leak_another_session(tmp_path: Path) -> None:
     # the session at the top of the table is purged and written again, interleaved

@@ -399,7 +399,9 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         Counted once per range and kept until an event is deleted: a new event takes
         a rowid above every other, and only after deletes at the top can an old
         rowid be given again. This store's purges forget what was kept; another
-        connection's commits (``data_version``) do too.
+        connection's commits (``data_version``) do too. A range that grew past one
+        known to be the scope's alone (the session's new events) counts only the
+        rows above it: a long session's next prompt reads its new events, not all.
         """
         version = self.db.data_version()
         if version != self._exclusive_version:
@@ -410,10 +412,22 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         known = self._exclusive_spans.get(key)
         if known is None:
             marks = ",".join("?" * len(sessions))
-            count = self.db.scalar(
-                f"SELECT count(*) FROM events WHERE session_id IN ({marks})", sessions
+            below = max(
+                (k[2] for k, alone in self._exclusive_spans.items() if alone and k[:2] == key[:2]),
+                default=None,
             )
-            known = int(count) == span[1] - span[0] + 1
+            if below is None or below >= span[1]:
+                count = self.db.scalar(
+                    f"SELECT count(*) FROM events WHERE session_id IN ({marks})", sessions
+                )
+                known = int(count) == span[1] - span[0] + 1
+            else:  # (+session_id: the new rowids bound the count, not the session's index)
+                count = self.db.scalar(
+                    f"SELECT count(*) FROM events WHERE rowid > ? AND rowid <= ?"
+                    f" AND +session_id IN ({marks})",
+                    [below, span[1], *sessions],
+                )
+                known = int(count) == span[1] - below
             if len(self._exclusive_spans) > 256:
                 self._exclusive_spans.clear()
             self._exclusive_spans[key] = known
