@@ -106,7 +106,10 @@ class RuleSet:
     by_keyword: dict[str, list[int]] = field(default_factory=dict)
     #: rules whose pattern did not compile
     disabled: set[str] = field(default_factory=set)
-    _finder: tuple[re.Pattern[str], dict[str, list[int]]] | None = None
+    #: the keyword finder of :meth:`triggered`, compiled on first use
+    _finder: tuple[re.Pattern[str], dict[str, list[int]]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def triggered(self, low: str) -> set[int]:
         """The rules whose keywords occur in ``low`` (the text, ASCII lower-cased).

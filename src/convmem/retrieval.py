@@ -60,9 +60,10 @@ if TYPE_CHECKING:
 
 SUPERSESSION_FACTOR = 0.4
 FTS_CAP = 10.0
-#: Shares of a hit's score passed to the turns after it (the next one is usually its
-#: answer) and before it (the one before usually asked what it answers), one, two and
-#: three turns away: the talk around a matching turn is mostly about the same thing.
+#: Shares of a hit's score passed to the quotable events after it (the next one is
+#: usually its answer) and before it (the one before usually asked what it answers),
+#: one, two and three sequence numbers away: the talk around a matching turn is mostly
+#: about the same thing.
 #: Tuned on LoCoMo's first five conversations, checked on the other five (a hit
 #: reaching one turn each side: R@10 67.7, R@25 77.5 there; three: 70.7 and 80.2).
 REPLY_PROPAGATION = (0.8, 0.6, 0.4)
@@ -321,7 +322,7 @@ class Retriever:
         if any(r.startswith("exact match") for r in hit.reasons):
             return True
         text = hit.text.casefold()
-        terms = [t for t in sig.terms if not any("\u3400" <= c <= "\u9fff" for c in t)]
+        terms = [t for t in sig.terms if not _cjk(t)]
         cjk = [t for t in _content(sig.short_terms) if _cjk(t)]
         words = {stem(w) for w in latin_words(text)}
         missing = [t for t in terms if t not in words and t not in text]
