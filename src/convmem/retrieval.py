@@ -40,6 +40,7 @@ from convmem.core.constants import (
 from convmem.core.stopwords import ZH_FRAME_CHARS, ZH_FRAME_PAIRS
 from convmem.core.text import (
     cjk_runs,
+    collapse_spaces,
     latin_words,
 )
 from convmem.memory.models import MemoryItem, Scope, StoredEvent
@@ -382,11 +383,16 @@ class Retriever:
         top = max(scores.values()) or 1.0
         base = {k: s / top for k, s in scores.items()}
         norm = dict(base)
-        # a hit lifts the turns around it (see REPLY_PROPAGATION)
+        # a hit lifts the turns around it (see REPLY_PROPAGATION); the prompt being
+        # answered, when it is stored already, is among the best hits (it matches
+        # itself) and lifts nothing
+        asked = collapse_spaces(sig.text)
         hits = sorted(base, key=lambda k: (-base[k], k))[:NEIGHBOUR_HITS]
         lifts: dict[Key, list[tuple[int, float]]] = {}
         for n, k in enumerate(hits):
-            far = len(REPLY_PROPAGATION) if n < WIDE_HITS else 1
+            far = 1
+            if n < WIDE_HITS:
+                far = 0 if collapse_spaces(events[k].text) == asked else len(REPLY_PROPAGATION)
             lifts[k] = [(d, REPLY_PROPAGATION[d - 1]) for d in range(1, far + 1)]
             lifts[k] += [(-d, CONTEXT_PROPAGATION[d - 1]) for d in range(1, far + 1)]
         near: dict[Key, StoredEvent] = {}
