@@ -22,7 +22,7 @@ import pytest
 from conftest import FIXTURES, Cli, write_events
 from convmem.core.text import normalize_text
 from convmem.privacy import drop_private, strip_ansi
-from convmem.redaction import rule_set, skipped_rules, translate
+from convmem.redaction import RuleSet, rule_set, skipped_rules, translate
 
 CORPUS = FIXTURES / "secrets" / "corpus.jsonl"
 
@@ -56,6 +56,7 @@ def test_keyword_trigger_finds_every_keyword_in_one_pass() -> None:
     assert any(len(naive(t)) > 20 for t in texts)
     for text in texts:
         assert rules.triggered(text) == naive(text), text
+    assert RuleSet().triggered("ghp_ sk- akia") == set()  # no rules, no keywords
 
 
 @pytest.mark.parametrize(

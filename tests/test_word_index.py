@@ -414,7 +414,11 @@ def test_a_range_grown_over_another_sessions_event_is_searched_exactly(
     # the range known to be a's alone grows by a's new events (counted on their own),
     # then by one of b's among them
     rt = _runtime(backend)
+    counted: list[str] = []
+    if rt.store.backend == "sqlite":
+        rt.store.db.conn.set_trace_callback(counted.append)
     rt.on_events([Event("a", seq, "user/message", f"deploy step {seq}") for seq in (1, 2, 3)])
+    assert len(rt.store.search_events("a", ["deploy"], 10, ())) == 3
     for seq, other in ((4, None), (5, "b"), (6, None)):
         if other:
             rt.on_events([Event(other, 1, "user/message", "deploy the secret plan")])
@@ -424,6 +428,27 @@ def test_a_range_grown_over_another_sessions_event_is_searched_exactly(
             assert sorted((e.session_id, e.seq) for e, _ in found) == [
                 ("a", n) for n in range(1, seq + 1)
             ]
+    if rt.store.backend == "sqlite":  # the new rows were counted on their own
+        assert any("count(*) FROM events WHERE rowid > 3 AND rowid <= 4" in q for q in counted)
+
+
+@pytest.mark.sqlite_only
+def test_a_range_seen_in_a_rolled_back_transaction_is_not_trusted_later(tmp_path: Path) -> None:
+    # DSH counts its prompt as said inside a transaction it rolls back: the rowid that
+    # prompt had is given again, here to another session
+    rt = MemoryRuntime(MemoryStore.open(str(tmp_path / "m.sqlite")), load_settings(env={}))
+    store = rt.store
+    rt.on_events([Event("a", seq, "user/message", f"deploy step {seq}") for seq in (1, 2, 3)])
+    assert len(store.search_events("a", ["deploy"], 10, ())) == 3
+    with pytest.raises(RuntimeError), store.transaction():
+        rt.capture.capture_many([Event("a", 4, "user/message", "deploy step 4")])
+        assert len(store.search_events("a", ["deploy"], 10, ())) == 4
+        raise RuntimeError
+    rt.on_events([Event("b", 1, "user/message", "deploy the secret plan")])
+    rt.on_events([Event("a", seq, "user/message", f"deploy step {seq}") for seq in (4, 5)])
+    found = store.search_events("a", ["deploy"], 10, ())
+    assert sorted((e.session_id, e.seq) for e, _ in found) == [("a", n) for n in range(1, 6)]
+    rt.close()
 
 
 @pytest.mark.sqlite_only

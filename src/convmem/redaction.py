@@ -118,6 +118,8 @@ class RuleSet:
         trie, in a lookahead so that each position is tried, finds the longest keyword
         starting there; the shorter ones starting there are its prefixes.
         """
+        if not self.by_keyword:
+            return set()
         if self._finder is None:
             keywords = list(self.by_keyword)
             rules = {

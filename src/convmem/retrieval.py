@@ -108,8 +108,12 @@ def _frame(term: str) -> bool:
 def _content(short_terms: tuple[str, ...]) -> tuple[str, ...]:
     """A query's terms below trigram size without its Chinese question frame (什么, 是什,
     哪里 would match every question asked before); all of them when nothing else is left
-    ("我们住哪里" has no window of two characters outside its frame)."""
+    ("哪里" alone)."""
     return tuple(t for t in short_terms if not _frame(t)) or short_terms
+
+
+def _same_words(a: str, b: str) -> bool:
+    return collapse_spaces(a).casefold() == collapse_spaces(b).casefold()
 
 
 def _scan_short_terms(needles: tuple[str, ...], ranked: bool) -> bool:
@@ -384,15 +388,16 @@ class Retriever:
         base = {k: s / top for k, s in scores.items()}
         norm = dict(base)
         # a hit lifts the turns around it (see REPLY_PROPAGATION); the prompt being
-        # answered, when it is stored already, is among the best hits (it matches
-        # itself) and lifts nothing
-        asked = collapse_spaces(sig.text)
+        # answered, when it is stored already (the session's newest event, holding the
+        # query), matches itself and lifts nothing
+        newest = self.store.checkpoint(session_id).last_event_seq
+        prompt: Key | None = (0, newest)
+        if prompt not in base or not _same_words(events[prompt].text, sig.text):
+            prompt = None
         hits = sorted(base, key=lambda k: (-base[k], k))[:NEIGHBOUR_HITS]
         lifts: dict[Key, list[tuple[int, float]]] = {}
         for n, k in enumerate(hits):
-            far = 1
-            if n < WIDE_HITS:
-                far = 0 if collapse_spaces(events[k].text) == asked else len(REPLY_PROPAGATION)
+            far = 0 if k == prompt else len(REPLY_PROPAGATION) if n < WIDE_HITS else 1
             lifts[k] = [(d, REPLY_PROPAGATION[d - 1]) for d in range(1, far + 1)]
             lifts[k] += [(-d, CONTEXT_PROPAGATION[d - 1]) for d in range(1, far + 1)]
         near: dict[Key, StoredEvent] = {}
@@ -412,7 +417,6 @@ class Retriever:
                 if lifted > norm.get(nk, 0.0):
                     norm[nk] = lifted
                     events[nk] = neighbour
-        newest = self.store.checkpoint(session_id).last_event_seq
         for k in norm:
             if k[0] == 0 and newest - k[1] <= RECENCY_WINDOW:
                 norm[k] += self.recency_boost * 0.1

@@ -162,6 +162,11 @@ class MemoryDatabase:
             if self.conn.in_transaction:
                 self.conn.execute("COMMIT")
 
+    @property
+    def writing(self) -> bool:
+        """Inside :meth:`transaction`: a write that may yet roll back."""
+        return self._depth > 0
+
     def data_version(self) -> int:
         """A number that changes when another connection commits to the file."""
         return int(self.scalar("PRAGMA data_version"))

@@ -31,11 +31,13 @@ CUE_WORDS: Final = frozenset(
     """.split()
 )
 
-#: Characters that frame a Chinese question rather than name what it is about: question
-#: words (什么, 哪里, 谁, 吗, 怎么, 几), the copula and possessive (是, 的) and the personal
-#: pronouns. A query's CJK runs are cut into every two-character window, so "行李箱是什么
-#: 颜色" also yields 箱是, 是什, 什么 and 么颜; a window holding one of these characters
-#: is the question's frame, as English stop words are, and says nothing a hit must share.
-ZH_FRAME_CHARS: Final = frozenset("什么哪谁吗呢怎几是的我你您他她它们咱")
+#: Characters of Chinese question words (什么, 哪里, 谁, 吗, 呢, 怎么, 几): they frame a
+#: question rather than name what it is about. A query's CJK runs are cut into every
+#: two-character window, so "行李箱是什么颜色" also yields 是什, 什么 and 么颜; a window
+#: holding one of these characters is the question's frame, as English stop words are,
+#: and says nothing a hit must share. Only question words: 是, 的 and the pronouns are
+#: frames too, but a window holding one also holds a neighbour that may be the subject
+#: (狗是 in "狗是什么颜色", 目的 in "目的地在哪里").
+ZH_FRAME_CHARS: Final = frozenset("什么哪谁吗呢怎几")
 #: Windows of two characters that are a question word on their own (how much, how, why).
 ZH_FRAME_PAIRS: Final = frozenset({"多少", "如何", "为何"})

@@ -402,6 +402,7 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         connection's commits (``data_version``) do too. A range that grew past one
         known to be the scope's alone (the session's new events) counts only the
         rows above it: a long session's next prompt reads its new events, not all.
+        What a transaction shows is not kept: a rollback gives its rowids again.
         """
         version = self.db.data_version()
         if version != self._exclusive_version:
@@ -428,6 +429,8 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
                     [below, span[1], *sessions],
                 )
                 known = int(count) == span[1] - below
+            if self.db.writing:
+                return known  # rows of a transaction that may yet roll back: not kept
             if len(self._exclusive_spans) > 256:
                 self._exclusive_spans.clear()
             self._exclusive_spans[key] = known
