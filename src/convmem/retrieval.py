@@ -40,7 +40,7 @@ from convmem.core.constants import (
 from convmem.core.stopwords import ZH_FRAME_CHARS, ZH_FRAME_PAIRS
 from convmem.core.text import (
     cjk_runs,
-    collapse_spaces,
+    dedupe_key,
     latin_words,
 )
 from convmem.memory.models import MemoryItem, Scope, StoredEvent
@@ -102,7 +102,7 @@ def _cjk(term: str) -> bool:
 def _frame(term: str) -> bool:
     """A CJK window of a query that is part of its question frame, not of what it asks
     about (:data:`~convmem.core.stopwords.ZH_FRAME_CHARS`)."""
-    return _cjk(term) and (term in ZH_FRAME_PAIRS or not ZH_FRAME_CHARS.isdisjoint(term))
+    return term in ZH_FRAME_PAIRS or not ZH_FRAME_CHARS.isdisjoint(term)
 
 
 def _content(short_terms: tuple[str, ...]) -> tuple[str, ...]:
@@ -112,8 +112,10 @@ def _content(short_terms: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(t for t in short_terms if not _frame(t)) or short_terms
 
 
-def _same_words(a: str, b: str) -> bool:
-    return collapse_spaces(a).casefold() == collapse_spaces(b).casefold()
+def _lifts(far: int) -> list[tuple[int, float]]:
+    """(offset, share) of each event a hit reaching ``far`` events away lifts."""
+    after = [(d, REPLY_PROPAGATION[d - 1]) for d in range(1, far + 1)]
+    return after + [(-d, CONTEXT_PROPAGATION[d - 1]) for d in range(1, far + 1)]
 
 
 def _scan_short_terms(needles: tuple[str, ...], ranked: bool) -> bool:
@@ -392,14 +394,14 @@ class Retriever:
         # query), matches itself and lifts nothing
         newest = self.store.checkpoint(session_id).last_event_seq
         prompt: Key | None = (0, newest)
-        if prompt not in base or not _same_words(events[prompt].text, sig.text):
-            prompt = None
+        if prompt not in base or dedupe_key(events[prompt].text) != dedupe_key(sig.text):
+            prompt = None  # (dedupe_key: the same text, case and spaces aside)
         hits = sorted(base, key=lambda k: (-base[k], k))[:NEIGHBOUR_HITS]
-        lifts: dict[Key, list[tuple[int, float]]] = {}
-        for n, k in enumerate(hits):
-            far = 0 if k == prompt else len(REPLY_PROPAGATION) if n < WIDE_HITS else 1
-            lifts[k] = [(d, REPLY_PROPAGATION[d - 1]) for d in range(1, far + 1)]
-            lifts[k] += [(-d, CONTEXT_PROPAGATION[d - 1]) for d in range(1, far + 1)]
+        wide, adjacent = _lifts(len(REPLY_PROPAGATION)), _lifts(1)
+        lifts = {
+            k: [] if k == prompt else wide if n < WIDE_HITS else adjacent
+            for n, k in enumerate(hits)
+        }
         near: dict[Key, StoredEvent] = {}
         for n, sid in enumerate(scope.sessions):
             wanted = {seq + d for (i, seq) in hits if i == n for d, _ in lifts[(i, seq)]}

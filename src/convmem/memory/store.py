@@ -414,10 +414,14 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         if known is None:
             marks = ",".join("?" * len(sessions))
             below = max(
-                (k[2] for k, alone in self._exclusive_spans.items() if alone and k[:2] == key[:2]),
+                (
+                    k[2]
+                    for k, alone in self._exclusive_spans.items()
+                    if alone and k[:2] == key[:2] and k[2] < span[1]
+                ),
                 default=None,
             )
-            if below is None or below >= span[1]:
+            if below is None:
                 count = self.db.scalar(
                     f"SELECT count(*) FROM events WHERE session_id IN ({marks})", sessions
                 )
