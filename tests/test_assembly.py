@@ -154,6 +154,35 @@ def test_chinese_question_words_do_not_count_against_a_quoted_answer(tmp_path: P
     assert "会话记忆中没有与“护照放在哪里了？”相关的已提交证据" in result.text
 
 
+def test_evidence_reads_in_the_order_it_was_said_under_one_heading_a_day(tmp_path: Path) -> None:
+    """Lines are chosen best first but printed as the conversation ran, each day's
+    under one heading that the budget pays for once (a meter counting lines pins it)."""
+    rt = runtime(tmp_path, assembly__locale="en", retrieval__standing_limit=0)
+    said = [
+        ("2026-03-02T09:00:00Z", "The staging database lives on host kestrel."),
+        ("2026-03-02T09:05:00Z", "We rotate the kestrel credentials every Monday."),
+        ("2026-03-02T09:06:00Z", "Lunch was fine."),
+        ("2026-03-05T14:00:00Z", "kestrel was rebooted after the kernel update."),
+        ("2026-03-05T14:01:00Z", "The kestrel disk is at 81 percent, kestrel needs cleanup."),
+    ]
+    rt.on_events(
+        [Event("d", n, "user/message", text, time=when) for n, (when, text) in enumerate(said, 1)]
+    )
+    result = rt.assemble("d", [], query="kestrel", token_meter=lambda text: text.count("\n"))
+    evidence = result.text.split("## Memory: raw evidence\n")[1].split("\n## ")[0].splitlines()
+    assert evidence[0] == "### 2026-03-02" and evidence.count("### 2026-03-02") == 1
+    assert evidence.count("### 2026-03-05") == 1
+    seqs = [int(line.split("seq:")[1].split("]")[0]) for line in evidence if line.startswith("- ")]
+    assert seqs == sorted(seqs) and {2, 4, 5} <= set(seqs)  # seq 1: an item says it all
+    assert evidence.index("### 2026-03-05") == 1 + seqs.index(4)
+    assert all("2026-03" not in line for line in evidence if line.startswith("- "))
+    # each line, headings included, was paid for exactly once
+    assert result.used_tokens == result.text.count("\n") + 1
+    # the budget still chose by rank: the best line is among the lines kept
+    small = rt.assemble("d", [], query="kestrel disk cleanup", budget=120)
+    assert "[ev seq:5]" in small.text
+
+
 def test_exact_token_meter_is_recorded(tmp_path: Path) -> None:
     rt = runtime(tmp_path, "en_basic.jsonl")
     result = rt.assemble("en1", [], query="budget", token_meter=lambda s: len(s.split()))

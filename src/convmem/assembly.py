@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -84,6 +84,33 @@ def label_text(text: str, limit: int = 120) -> str:
     ``limit`` characters. It can never close its label or open another."""
     text = "".join(" " if unicodedata.category(c)[0] in "CZ" and c != " " else c for c in text)
     return clip(collapse_spaces(text.translate(_LABEL_FORGERY)), limit)
+
+
+def day_heading(event: StoredEvent) -> str:
+    """The heading of an evidence line's day (none for an event without a time)."""
+    return f"### {label_text(event.time[:10])}" if event.time else ""
+
+
+def in_time_order(
+    lines: list[str] | None, said_when: Mapping[str, tuple[str, str, str, int]]
+) -> None:
+    """Put a section's evidence lines in the order they were said, each day's lines
+    under one heading (undated ones first, under none).
+
+    The budget took them best first; the model reads them as the conversation they
+    came from, a question next to its answer, and the day is written once, not on
+    every line. ``said_when`` holds each line's (heading, time, session, seq).
+    """
+    if not lines:
+        return
+    out, last = lines[:1], ""
+    for line in sorted(lines[1:], key=said_when.__getitem__):
+        day = said_when[line][0]
+        if day and day != last:
+            out.append(day)
+        last = day
+        out.append(line)
+    lines[:] = out
 
 
 @dataclass
@@ -326,6 +353,7 @@ class Assembler:
         # an event can only read the same as an item it is a source of
         said_in = {(i.session_id, q) for i in self._said_items for q in i.source_seqs}
         said_in |= {(s.item.session_id, q) for s in shown for q in s.item.source_seqs}
+        said_when: dict[str, tuple[str, str, str, int]] = {}
         for hit in hits:
             own = hit.event.session_id == session_id
             where = (hit.event.session_id, hit.event.seq)
@@ -352,10 +380,13 @@ class Assembler:
                 self.headings["evidence"],
                 line := self._evidence_line(hit, stale.get(where, []), None if own else hit.event),
                 ident,
+                day := day_heading(hit.event),
             ):
                 quoted += 1
+                said_when[line] = (day, hit.event.time or "", hit.event.session_id, hit.event.seq)
                 if not own:
                     self._line_ids[line] = f"ev {ident}"
+        in_time_order(b.sections.get("evidence"), said_when)
         # standing items and their sources are context, not evidence for this query
         found = any(s.matched for s in retrieval.items) or any(
             self.retriever.quotable(h.event) and self.retriever.supports(retrieval.signals, h)
@@ -563,9 +594,9 @@ class Assembler:
     ) -> str:
         ev = hit.event
         limit = int(self.settings["assembly.max_evidence_chars"])
-        when = f" · {label_text(ev.time[:10])}" if ev.time else ""
+        when = ""  # the day is the heading the line sits under (day_heading)
         if elsewhere is not None:
-            when += f" · {self.words['earlier']} {short_session(elsewhere.session_id)}"
+            when = f" · {self.words['earlier']} {short_session(elsewhere.session_id)}"
         who = "" if ev.type == "user/message" else f" · {ev.type}"
         body = hit.text
         for clause, item_id, status in stale:

@@ -280,6 +280,10 @@ class Budget:
     wrong), and so may the best item the query matched (the answer asked for). Lines
     an earlier block still in the model's context already holds count as shown, cost
     nothing and are recorded as omitted with that reason.
+
+    A line may belong to a ``group``: a sub-heading (an evidence line's day) that the
+    block prints once above all the lines of that group; its cost is charged with the
+    first line of the group that fits.
     """
 
     def __init__(
@@ -303,6 +307,7 @@ class Budget:
         self.cut: dict[str, int] = {}
         self.sections: dict[str, list[str]] = {}
         self.section_tokens: dict[str, int] = {}
+        self.groups: dict[str, set[str]] = {}
         self.omitted: list[dict[str, Any]] = []
         self.notice_ids: list[str] = []
 
@@ -318,16 +323,16 @@ class Budget:
             return self.share_label, self.share
         return None
 
-    def add(self, section: str, heading: str, line: str, ident: str) -> bool:
+    def add(self, section: str, heading: str, line: str, ident: str, group: str = "") -> bool:
         if self.seen and line_key(line) in self.seen:
             self.omit(ident, section, ALREADY_SHOWN)
             return True
-        need = self.cost(line)
-        if section not in self.sections:
-            need += self.cost(heading)
-        units = utf16_units(line) + 1
-        if section not in self.sections:
-            units += utf16_units(heading) + 1
+        new = [heading] if section not in self.sections else []
+        groups = self.groups.setdefault(section, set())
+        if group and group not in groups:
+            new.append(group)
+        need = self.cost(line) + sum(self.cost(text) for text in new)
+        units = utf16_units(line) + 1 + sum(utf16_units(text) + 1 for text in new)
         over = self._over(ident, units)
         if over is not None:
             label, limit = over
@@ -354,6 +359,8 @@ class Budget:
             return False
         if section not in self.sections:
             self.sections[section] = [heading]
+        if group:
+            groups.add(group)
         self.sections[section].append(line)
         if section == "notice":
             self.notice_ids.append(ident)
