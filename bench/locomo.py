@@ -33,6 +33,7 @@ import re
 import sys
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -169,6 +170,17 @@ class ConvmemRetriever:
         self._runtime: Any = None
         self._session = ""
         self._ids: dict[int, str] = {}
+        #: Lifecycle changes extraction made while replaying (see ``links_made``).
+        self.links: Counter[str] = Counter()
+
+    def links_made(self) -> Counter[str]:
+        """How many items the current store holds superseded, retracted or disputed by
+        extraction. LoCoMo's friends seldom correct themselves: every one is worth reading."""
+        rows = self._runtime.store.db.execute(
+            "SELECT event, COUNT(*) FROM memory_events WHERE actor = 'extractor'"
+            " AND event IN ('superseded', 'retracted', 'disputed') GROUP BY event"
+        ).fetchall()
+        return Counter({str(event): int(n) for event, n in rows})
 
     def index(self, conversation: Conversation) -> None:
         """Replay the conversation into a fresh in-memory store (capture + extraction)."""
@@ -176,6 +188,7 @@ class ConvmemRetriever:
             self._runtime.close()
         self._runtime = self._new_runtime()
         self._replay(conversation)
+        self.links.update(self.links_made())
 
     def _new_runtime(self) -> Any:
         from convmem.memory.store import MemoryStore
@@ -246,6 +259,7 @@ class ConvmemProjectRetriever(ConvmemRetriever):
                 self._where[(sid, seq)] = turn.dia_id
                 events.append(Event(sid, seq, "user/message", turn_text(turn), time=turn.date_time))
             self._runtime.on_events(events)
+        self.links.update(self.links_made())
 
     def rank(self, question_text: str, k: int) -> list[str]:
         """The evidence turns a fresh session's pre-step retrieves, in order."""
@@ -286,7 +300,9 @@ class ConvmemSharedRetriever(ConvmemRetriever):
         """Replay the conversation as one more session of the shared store."""
         if self._runtime is None:
             self._runtime = self._new_runtime()
+        before = self.links_made()
         self._replay(conversation)
+        self.links.update(self.links_made() - before)
 
 
 SYSTEMS: dict[str, Callable[[], Retriever]] = {
@@ -352,6 +368,7 @@ class SystemResult:
     index_s: float = 0.0
     rank_s: float = 0.0
     block_s: float = 0.0
+    links: dict[str, int] | None = None
 
     def summary(self, scores: Mapping[int, list[float]]) -> dict[str, Any]:
         """Mean (in percent) overall and per category, with question counts."""
@@ -411,7 +428,14 @@ def run_system(
         for question in data.questions:
             if question.conv_id == conversation.conv_id:
                 _score_question(system, question, texts, result)
+    links = getattr(system, "links", None)
+    if links is not None:
+        result.links = {k: links[k] for k in LINK_EVENTS}
     return result
+
+
+#: The lifecycle changes counted while replaying, in the order printed.
+LINK_EVENTS = ("superseded", "retracted", "disputed")
 
 
 # --------------------------------------------------------------------------- reporting
@@ -448,6 +472,13 @@ def format_table(results: list[SystemResult], n_questions: int, n_convs: int) ->
                 label = f"{cat_name} ({per_cat['questions']}) {res.name}"
                 lines.append(_row(label, per_cat, KS))
     lines += _block_lines(results)
+    with_links = [res for res in results if res.links is not None]
+    if with_links:
+        lines += ["", "items extraction superseded / retracted / disputed while replaying:"]
+        for res in with_links:
+            assert res.links is not None
+            counts = " / ".join(str(res.links[k]) for k in LINK_EVENTS)
+            lines.append(f"{res.name:<{LABEL}}{counts:>16}")
     return "\n".join(lines)
 
 
@@ -501,6 +532,8 @@ def _system_report(res: SystemResult) -> dict[str, Any]:
     report: dict[str, Any] = {"recall_at_k": res.summary(res.recall)}
     if res.block:
         report["block_recall_at_budget_tokens"] = res.summary(res.block)
+    if res.links is not None:
+        report["lifecycle_links_made"] = res.links
     report["wall_time_s"] = {
         "index": round(res.index_s, 3),
         "rank": round(res.rank_s, 3),

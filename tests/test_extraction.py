@@ -188,6 +188,75 @@ def test_conflicting_claims_are_disputed_and_both_kept(tmp_path: Path) -> None:
     assert [i.status for i in items] == ["disputed", "disputed"]
 
 
+def test_friendly_chat_corrects_withdraws_and_disputes_nothing(tmp_path: Path) -> None:
+    """Long messages between two friends (both replayed as the person, as LoCoMo is):
+    remembering, reassurance and "N years now" are no corrections, "we are not alone"
+    and "from baroque to jazz" name no replaced value, and two remarks on one subject
+    with no value in them (the lake trail) are no dispute."""
+    said = [
+        'Priya said, "Hey Tom, it has been a busy month. Last Saturday I finally took my '
+        "nephews to a glass-blowing class. We all made our own vases, it was messy and "
+        'fun!"',
+        'Priya said, "It was a great weekend, Tom! We explored the coast and went on a '
+        "long hike. The view from the cliffs was amazing! It was so special having these "
+        'moments together as a family - I will never forget it!"',
+        'Tom said, "I started playing the cello about four years ago; it is a great way '
+        'to unwind after work."',
+        'Tom said, "Thanks, Priya! The workshop was really eye-opening. I am starting to '
+        "realize that rest is really important. It is a journey, but when I rest I do "
+        'better work."',
+        "Priya said, \"I'll never forget the evening my youngest read her first book "
+        "aloud. Hearing her sound out the words put into perspective how quickly they "
+        'grow."',
+        'Priya said, "Six years now, and I have finally found my thing: ceramics and '
+        'sketching. Check out my latest bowl in the pic!"',
+        'Tom said, "Priya, that bowl is gorgeous! Sketching was really important to me '
+        'when I changed careers - it helped me slow down."',
+        'Tom said, "My group rehearses after work. We play all kinds of music, from '
+        'baroque to jazz."',
+        'Priya said, "Baroque music is so calming and precise."',
+        'Tom said, "That gives us hope and reminds us we are not alone."',
+        'Priya said, "I remember a boy around 9 sitting all alone at the fair."',
+        'Tom said, "Restoring old bikes must be really rewarding."',
+        'Priya said, "Definitely, restoring old bikes is what I do on weekends. Seeing a '
+        'rusty frame ride again is the best!"',
+        'Tom said, "Look at this, a photo of a kayak is drifting on the lake at dawn."',
+        'Priya said, "And here is mine: a photo of a kayak is tied to the dock at dusk."',
+        'Tom said, "I have had the cats for 4 years now and they make me laugh every day."',
+        'Priya said, "That film is wonderful. I first saw it around 4 years ago."',
+        "The lake trail is beautiful in autumn.",
+        "The lake trail is muddy after rain.",
+    ]
+    rt = runtime(tmp_path)
+    rt.on_events([Event("f", n, "user/message", text) for n, text in enumerate(said, 1)])
+    items = rt.store.items("f", ("active", "superseded", "retracted", "disputed"))
+    assert items and {i.status for i in items} == {"active"}, [
+        (i.status, i.content) for i in items if i.status != "active"
+    ]
+    # the same conversation with a real withdrawal and correction still has both
+    rt.on_events(
+        [
+            Event("f", n, "user/message", text)
+            for n, text in enumerate(
+                [
+                    "Book the cabin for 3 nights, not 2.",
+                    "Actually make it 4 nights.",
+                    "We need to bring the red tent.",
+                    "ok forget the tent thing, the cabin has beds.",
+                ],
+                len(said) + 1,
+            )
+        ]
+    )
+    status = {
+        i.content: i.status for i in rt.store.items("f", ("active", "superseded", "retracted"))
+    }
+    assert status["We need to bring the red tent."] == "retracted"
+    assert any(
+        c.startswith("Book the cabin for 3 nights") and s == "superseded" for c, s in status.items()
+    ), status
+
+
 def test_extraction_is_incremental_and_idempotent(tmp_path: Path) -> None:
     rt = runtime(tmp_path, "en_basic.jsonl")
     before = [i.as_dict() for i in rt.store.items("en1", ())]

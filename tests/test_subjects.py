@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from convmem.memory.subjects import named_choices
+from convmem.memory.subjects import named_choices, read
 
 
 @pytest.mark.parametrize(
@@ -33,3 +33,55 @@ from convmem.memory.subjects import named_choices
 )
 def test_named_choices(text: str, names: tuple[str, ...]) -> None:
     assert named_choices(text) == names
+
+
+@pytest.mark.parametrize(
+    ("text", "target"),
+    [
+        # instructions withdraw what they name
+        ("ok forget the budget thing, she'll use it for years anyway", "budget"),
+        ("oh and forget what I said about the sidebar.", "sidebar"),
+        ("Also ignore the 6 hour thing, we can swap drivers", "6"),
+        ("and scratch the 45 min thing", "45 min"),
+        # statements about forgetting withdraw nothing
+        ("I'll never forget the day my daughter rode her bike alone", None),
+        ("Don't forget to drink water on the hike!", None),
+        ("Sometimes I get buried in coursework and forget to eat lunch", None),
+        ("Painting really helps forget about the week for a bit", None),
+        ("I'm not gonna forget a single minute of that concert", None),
+        ("It doesn't matter if they never wear it, the gift is the thought", None),
+    ],
+)
+def test_only_an_instruction_withdraws(text: str, target: str | None) -> None:
+    assert read(text).retract_target == target
+
+
+@pytest.mark.parametrize(
+    ("text", "rejected"),
+    [
+        ("her nap is at 1, not 12:30", ("12:30",)),
+        ("use MinIO rather than localstack", ("localstack",)),
+        ("switch to structlog instead of loguru", ("loguru",)),
+        ("we moved the standup from 9:30 to 10", ("9:30",)),
+        # everyday words after "not", "from" or "over" are no value being replaced
+        ("It reminds me that we're not alone in this.", ()),
+        ("We practise everything, from salsa to hip-hop.", ()),
+        ("people from all over the world play it online", ()),
+        ("instead of giving up, I signed up for a tutor", ()),
+    ],
+)
+def test_rejected_values_are_values(text: str, rejected: tuple[str, ...]) -> None:
+    assert read(text).rejected == rejected
+
+
+@pytest.mark.parametrize(
+    ("text", "correction"),
+    [
+        ("we're 13 now", True),
+        ("the exam moved to May 24", True),
+        ("Nine years now, and I still love the pottery wheel.", False),
+        ("I've had the cats for 3 years now", False),
+    ],
+)
+def test_how_long_something_lasted_is_no_correction(text: str, correction: bool) -> None:
+    assert read(text).correction is correction

@@ -239,5 +239,9 @@ def relate(
             continue
         if _conditions(cand.numbers) != _conditions(item.numbers):
             continue
+        if not (values and item.numbers) and not (
+            names and set(subjects.named_choices(item.content)) - names
+        ):
+            continue  # no number or name to differ in: two remarks, not two values
         return Link("disputes", item, "the same subject with a different value")
     return None

@@ -121,8 +121,8 @@ _ZH_SUBJECT_STRIP = re.compile(r"^(?:把|将|给|让|就|都|还|也|再|先|然
 #: "rather than X", "instead of X", "not X", "不是X而是", "把X改成", "从X改成".
 _REJECTED = (
     re.compile(
-        r"\b(?:rather than|instead of|in place of|replacing|replace|not|no longer|and not"
-        r"|but not|over)\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w.:/$%+-]+(?:\s+[\w.:%]+)?)",
+        r"\b(?:(?P<strong>rather than|instead of|in place of|replacing|replace)|not|no longer"
+        r"|and not|but not|over)\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w.:/$%+-]+(?:\s+[\w.:%]+)?)",
         _I,
     ),
     re.compile(r"\b(?:from|was)\s+(?P<old>[\w.:$%+-]+(?:\s?[\w%]+)?)\s+(?:to|now)\b", _I),
@@ -134,6 +134,25 @@ _REJECTED = (
         r"(?:而不是|不用|不要用|别用|弃用|放弃)\s*(?P<old>[A-Za-z0-9_.\-]+|[\u3400-\u9fff]{1,8})"
     ),
 )
+#: The patterns of _REJECTED from this one on are Chinese.
+_ZH_REJECTED = 2
+
+
+def _value_like(old: str) -> bool:
+    """An old value worth looking for: a number, a name ("Redis", "April", "GitBook"),
+    or a tool convmem knows ("spaces")."""
+    return any(c.isdigit() or (c.isupper() and c != "I") for c in old) or bool(_NAME.search(old))
+
+
+def _replaced(m: re.Match[str], old: str) -> bool:
+    """Is ``old`` a value an English clause replaces? After "rather than" or "instead
+    of", a thing unless it is a deed ("instead of giving up"); after "not", "over" or
+    "from" ("we're not alone", "from contemporary to hip-hop"), only a value."""
+    if m.groupdict().get("strong"):
+        return _value_like(old) or not old.split()[0].lower().endswith("ing")
+    return _value_like(old)
+
+
 _CORRECTION = re.compile(
     r"^(?:actually|correction|scratch that|wait|sorry|oops|my bad|not quite|hold on|update)\b"
     r"|\b(?:make it|make that|change (?:it|that|this) to|change to|switch to|switching to"
@@ -141,7 +160,9 @@ _CORRECTION = re.compile(
     r"|meant to say|not \S+ but|correction:|typo)\b"
     r"|改成|改为|换成|换用|改用|更正|纠正|不是.{1,30}?而是|应该是|改一下|说错了|我是说|算了|调成|调到|改到"
     # a change of what was said: "we're 13 now", "the exam moved to May 24", "现在是"
-    r"|\b(?:now|moved to|moved it to|pushed to|bumped (?:me |it |us )?(?:up |down )?to"
+    # ("seven years now" is how long something has lasted, not a new value)
+    r"|\b(?:(?<!years )(?<!months )(?<!weeks )(?<!days )(?<!while )now"
+    r"|moved to|moved it to|pushed to|bumped (?:me |it |us )?(?:up |down )?to"
     r"|goes to|went up to|went down to|more like|changed to|updated to|raised to|lowered to"
     r"|cut to|dropped to"
     r"|instead|anymore|no longer)\b|现在(?:是|改|变)|变成|挪到|涨到|降到|提到|推迟到|提前到|延到",
@@ -180,6 +201,35 @@ _RETRACT_WORDS = re.compile(
 @lru_cache(maxsize=1)
 def _retract_pattern() -> re.Pattern[str]:
     return re.compile(_RETRACT_SOURCE, _I)
+
+
+#: What before "forget …" / "never mind" / "ignore …" makes it a statement, not an
+#: instruction: "I'll never forget the day", "don't forget to rest", "easy to forget that".
+_NOT_TOLD = re.compile(
+    r"(?:\b(?:i|you|we|they|he|she|it|never|not|ever|always|to|will|would|can|could|might"
+    r"|may|cannot|gonna|wanna|don't|dont|didn't|won't|can't|i'll|we'll|you'll|i'd|i'm|help"
+    r"|helps|helped|makes?|made)|n't)[\s,]*$",
+    _I,
+)
+#: "forget to rest": forgetting as a deed, not a withdrawal.
+_FORGET_DEED = re.compile(r"forget to\b", _I)
+
+
+def _told(text: str, start: int) -> bool:
+    """Is the cue at ``start`` said as an instruction (nothing before it in the clause
+    makes it a statement about forgetting)?"""
+    return not (
+        _NOT_TOLD.search(text, max(0, start - 24), start) or _FORGET_DEED.match(text, start)
+    )
+
+
+def _names_something(target: str) -> bool:
+    """A retraction target that names a thing or a value ("the budget", "the 6 hour"),
+    not "it" or "that"."""
+    return bool(_CJK.search(target)) or any(
+        (len(w) >= 3 and w not in _STOP) or any(c.isdigit() for c in w)
+        for w in re.findall(r"[\w'-]+", target.lower())
+    )
 
 
 def category(name: str) -> str | None:
@@ -377,24 +427,28 @@ def read(text: str, opener: str = "") -> Reading:
     """Subject, correction cues, rejected old values and a retraction target of a clause."""
     whole = f"{opener} {text}".strip()
     rejected: list[str] = []
-    for pattern in _REJECTED:
+    for n, pattern in enumerate(_REJECTED):
         for m in pattern.finditer(text):
             old = m.group("old").strip(" ,，.。")
             old = re.sub(r"^(?:the|a|an)\s+", "", old, flags=_I)
-            if old and old.lower() not in _STOP:
+            if old and old.lower() not in _STOP and (n >= _ZH_REJECTED or _replaced(m, old)):
                 rejected.append(old)
     cue = CueText(whole)
     retract = None
-    found = _retract_pattern().search(whole) if cue.search(_RETRACT_WORDS) else None
-    if found:
-        target = next((g for g in found.groups() if g), None)
-        if target:
-            retract = target.strip()
+    if cue.search(_RETRACT_WORDS):
+        for found in _retract_pattern().finditer(whole):
+            target = next((g for g in found.groups() if g), None)
+            if target and _told(whole, found.start()) and _names_something(target):
+                retract = target.strip()
+                break
+    scratch = cue.search(_SCRATCH) and any(
+        _told(whole, m.start()) for m in _SCRATCH.finditer(whole)
+    )
     names = tuple(named_choices(text))
     return Reading(
         subject=subject_key(text),
         correction=cue.search(_CORRECTION),
-        scratch=cue.search(_SCRATCH),
+        scratch=scratch,
         rejected=tuple(dict.fromkeys(rejected)),
         retract_target=retract,
         names=names,
