@@ -325,14 +325,21 @@ def recall_at_k(ranked: Sequence[str], evidence: Sequence[str], k: int) -> float
 
 
 def _squash(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFC", text).split())
+    # a block writes a line break inside a quoted message as " ⏎ " (one line per
+    # source, so no quote can open a line of its own): it reads as the break it is
+    text = unicodedata.normalize("NFC", text).replace(LINE_BREAK_MARK, " ")
+    return " ".join(text.split())
+
+
+#: How convmem's blocks write a line break inside a quoted message.
+LINE_BREAK_MARK = "⏎"
 
 
 def is_quoted(turn_raw_text: str, block_text: str) -> bool:
     """Whether a turn's text is quoted in a block.
 
     Both are NFC- and whitespace-normalised (runs of whitespace become one
-    space, ends stripped). The turn is quoted when its whole text is a substring
+    space, ends stripped; a block's line-break mark counts as whitespace). The turn is quoted when its whole text is a substring
     of the block or, for a text longer than 200 characters, when its first 200
     characters are (so a block may shorten long turns). An empty turn text is
     never quoted.
