@@ -168,6 +168,7 @@ class Assembler:
         self._use_locale("zh" if self.locale_setting == "zh" else "en")
         self.retriever = Retriever(store, settings)
         self._scope = Scope("")
+        self._signals = self.retriever.signals("")
         #: block lines of other sessions' evidence, and the exact ids they stand for
         self._line_ids: dict[str, str] = {}
         self._said_items: list[MemoryItem] = []
@@ -237,8 +238,12 @@ class Assembler:
         if raised:
             result.reasons.append(raised)
         try:
-            self._use_locale(person_locale(self.store, session_id, self.locale_setting))
             self._scope = self.retriever.scope(session_id, project)
+            # the ranked evidence query starts first: a long session's runs on the side
+            # while everything before the evidence is read here
+            self._signals = self.retriever.signals(query)
+            self.retriever.prefetch_evidence(self._signals, self._scope)
+            self._use_locale(person_locale(self.store, session_id, self.locale_setting))
             self._line_ids = {}
             self._said_items = []
             self._spent = {}
@@ -306,8 +311,7 @@ class Assembler:
                 and policy != "none"
                 and self._compaction_boundary(session_id) is None
             )
-        signals = self.retriever.signals(query)
-        self.retriever.prefetch_evidence(signals, scope)
+        signals = self._signals
         self._shared = not signals.empty
         if b.shows_all:
             b.omit("task", "task", "the host still shows the whole conversation")
