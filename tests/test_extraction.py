@@ -257,6 +257,22 @@ def test_friendly_chat_corrects_withdraws_and_disputes_nothing(tmp_path: Path) -
     ), status
 
 
+def test_counts_of_different_things_do_not_correct_each_other(tmp_path: Path) -> None:
+    """Two counts are one measure only in the same unit: "9000 tokens instead" corrects
+    no rating of 4.5 分, while "make it 5 retries" still corrects "3 retries"."""
+    rt = runtime(tmp_path)
+    said = [
+        "餐馆的评分是4.5分以上。",
+        "Let's use a budget of 9000 tokens instead.",
+        "Retry failed uploads at most 3 times.",
+        "Actually make it 5 times.",
+    ]
+    rt.on_events([Event("q", n, "user/message", text) for n, text in enumerate(said, 1)])
+    status = {i.content: i.status for i in rt.store.items("q", ("active", "superseded"))}
+    assert status["餐馆的评分是4.5分以上。"] == "active", status
+    assert status["Retry failed uploads at most 3 times."] == "superseded", status
+
+
 def test_extraction_is_incremental_and_idempotent(tmp_path: Path) -> None:
     rt = runtime(tmp_path, "en_basic.jsonl")
     before = [i.as_dict() for i in rt.store.items("en1", ())]

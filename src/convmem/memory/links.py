@@ -113,7 +113,11 @@ def _values(numbers: Sequence[dict[str, object]]) -> set[object]:
 
 
 def _types(numbers: Sequence[dict[str, object]]) -> set[str]:
-    return {str(n["type"]) for n in numbers if n.get("type") not in ("number", "version")}
+    """The kinds of measure the numbers are. A count ("quantity") is a measure only with
+    its unit (4.5 分 and 9000 tokens are two things), which ``_units`` compares."""
+    return {
+        str(n["type"]) for n in numbers if n.get("type") not in ("number", "version", "quantity")
+    }
 
 
 def _overlap(a: str, b: str) -> int:
