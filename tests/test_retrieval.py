@@ -105,6 +105,29 @@ def test_a_stored_prompt_does_not_lift_the_turns_before_it(tmp_path: Path) -> No
     assert ranked[:3] == [1, 11, 3] and 9 not in ranked
 
 
+def test_a_stored_prompt_leaves_the_ranking_of_the_rest_as_it_was(tmp_path: Path) -> None:
+    """Hooks store the prompt before its block is built; DSH and a library caller do
+    not. The prompt matches itself best, and must not set the scale the other hits are
+    measured on (an exact-match bonus would then outweigh a far better ranked turn)."""
+    asked = "When is the parser release, and what about build 4521?"
+    said = [
+        "The parser release plan: we ship the parser release on Friday after the parser"
+        " review, once the parser benchmarks are green.",
+        *("ok", "fine", "sure", "noted"),
+        "Somewhere there was a number, 4521, next to a doodle of a cat.",
+        "Lunch was great today.",
+    ]
+    orders = []
+    for stored in (False, True):
+        rt = runtime(tmp_path / str(stored))
+        texts = [*said, asked] if stored else said
+        rt.on_events([Event("p", n, "user/message", t) for n, t in enumerate(texts, 1)])
+        r = Retriever(rt.store, rt.settings)
+        hits = r.retrieve_evidence("p", r.signals(asked), [], 10)
+        orders.append([h.event.seq for h in hits if h.event.seq <= len(said)])
+    assert orders[0] == orders[1] and orders[0][0] == 1
+
+
 def test_a_short_latin_term_counts_only_when_nothing_else_matched(rt) -> None:  # type: ignore[no-untyped-def]
     # "us" is too short for the trigram index and sits inside "status"
     rt.on_events([Event("en1", 32, "user/message", "Our status page lists three regions.")])

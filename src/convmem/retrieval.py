@@ -388,16 +388,18 @@ class Retriever:
                         events[k] = event
         if not scores:
             return []
-        top = max(scores.values()) or 1.0
-        base = {k: s / top for k, s in scores.items()}
-        norm = dict(base)
-        # a hit lifts the turns around it (see REPLY_PROPAGATION); the prompt being
-        # answered, when it is stored already (the session's newest event, holding the
-        # query), matches itself and lifts nothing
+        # the prompt being answered, when it is stored already (the session's newest
+        # event, holding the query), matches itself best: it neither sets the scale the
+        # other hits are measured on nor lifts the turns around it, so a host that stores
+        # the prompt first gets the ranking of one that does not
         newest = self.store.checkpoint(session_id).last_event_seq
         prompt: Key | None = (0, newest)
-        if prompt not in base or dedupe_key(events[prompt].text) != dedupe_key(sig.text):
+        if prompt not in scores or dedupe_key(events[prompt].text) != dedupe_key(sig.text):
             prompt = None  # (dedupe_key: the same text, case and spaces aside)
+        top = max((s for k, s in scores.items() if k != prompt), default=0.0) or 1.0
+        base = {k: s / top for k, s in scores.items()}
+        norm = dict(base)
+        # a hit lifts the turns around it (see REPLY_PROPAGATION)
         hits = sorted(base, key=lambda k: (-base[k], k))[:NEIGHBOUR_HITS]
         wide, adjacent = _lifts(len(REPLY_PROPAGATION)), _lifts(1)
         lifts = {
