@@ -66,6 +66,18 @@ def test_requirements_inside_a_request_are_kept() -> None:
     assert {"人均消费在100-150元", "评分4.5分以上"} <= contents, found
 
 
+def test_limits_beside_the_asking_clause_are_requirements() -> None:
+    """A request's limits may sit in clauses of their own; a limit of something such
+    requests name is one, while an English fact with a bound beside a question stays a
+    fact ("reimburses up to $5,250" is no requirement)."""
+    found = _kinds("帮我找个高档型酒店住宿，价格在600-700元之间，有没有能游玩1小时左右的景点？")
+    contents = {c for k, c in found if k == "constraint"}
+    assert "价格在600-700元" in contents and "能游玩1小时左右" in contents, found
+    told = _kinds("My company reimburses up to $5,250 a year. Can you plan my courses?")
+    assert ("constraint", "up to $5,250") not in told, told
+    assert "constraint" not in {k for k, c in _kinds("国庆要出去玩6天，你有什么建议？")}
+
+
 def test_pasted_logs_are_never_statements() -> None:
     message = (
         "here's the load test:\n"

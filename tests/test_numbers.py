@@ -21,6 +21,13 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("游玩时间3小时 - 4小时", [("3小时 - 4小时", "duration", 3, 4, "h", None)]),
     ("500到600元", [("500到600元", "money", 500, 600, "CNY", None)]),
     ("离地铁500米以内", [("500米", "quantity", 500, None, "m", "upper")]),
+    # a range is its own limit: "控制在" before it bounds neither end
+    ("人均控制在50至100元之间", [("50至100元", "money", 50, 100, "CNY", None)]),
+    # two whole numbers one apart before a unit: a range; before anything else, two numbers
+    ("能玩2、3个小时的景点", [("2、3个小时", "duration", 2, 3, "h", None)]),
+    ("我们5、6个人", [("5、6个人", "quantity", 5, 6, "人", None)]),
+    ("坐1、2号线", [("1", "number", 1, None, None, None), ("2", "number", 2, None, None, None)]),
+    ("住3、5天", [("3", "number", 3, None, None, None), ("5天", "duration", 5, None, "day", None)]),
     # Chinese numerals
     ("两百毫秒", [("两百毫秒", "duration", 200, None, "ms", None)]),
     ("一万五", [("一万五", "number", 15000, None, None, None)]),

@@ -76,6 +76,8 @@ _PRODUCT_BEFORE = re.compile(r"([A-Za-z][\w.#+-]*)\s*(?:版本|version|ver\.?|v)
 _CN_PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+|\d+(?:\.\d+)?)")
 _CN_NUM_RUN = re.compile(r"[零〇一二两俩三四五六七八九十百千万亿]+(?:个?半)?")
 
+#: "2、3个小时", "3、4天": two whole numbers in a row before a unit (see ``_range``).
+_NEIGHBOURS = re.compile(r"(?P<a>\d{1,2})、(?P<b>\d{1,2})(?=\s*个?\s*[\u3400-\u9fff])")
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|〜|to|through|thru|至|到|－)\s*", re.I)
 _BETWEEN = re.compile(r"\bbetween\s*$", re.I)
 
@@ -276,8 +278,16 @@ class _Finder:
                 self.add(self._between(self._range(value)))
 
     def _range(self, value: Value) -> Value:
-        """ "50-100元", "50 to 100", "50到100", "1小时 - 2小时", "3-5k": a range, or the value."""
+        """ "50-100元", "50 to 100", "50到100", "1小时 - 2小时", "3-5k": a range, or the value.
+        "2、3个小时" (two numbers in a row, one apart, then a unit) is a range too."""
         t = self.text
+        pair = _NEIGHBOURS.match(t, value.start) if value.unit is None else None
+        if pair and int(pair["b"]) == int(pair["a"]) + 1 and float(pair["a"]) == value.value:
+            upper = self._amount(pair.start("b"), "digits", allow_bare=True)
+            if upper is not None and upper.unit and isinstance(upper.value, float):
+                raw = t[value.start : upper.end]
+                return Value(raw, upper.type, value.value, upper.unit, value.start, upper.end,
+                             upper.value)  # fmt: skip
         join = _RANGE_JOIN.match(t, value.end)
         if not join or (value.type == "percent" and t[value.end - 1] != "%"):
             return value
@@ -469,6 +479,8 @@ class _Finder:
             return "upper"
         if _LOWER_AFTER.match(after) and not re.match(r"\s*多(?:少|久|长|大)", after):
             return "lower"
+        if value.high is not None:
+            return None  # "控制在50至100元之间": a range is its own limit, both ends
         if timely and re.match(r"\s*(?:之前|以前|前)", after):
             return "upper"
         if timely and re.match(r"\s*(?:之后|以后|后)", after):

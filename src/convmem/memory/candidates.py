@@ -206,7 +206,7 @@ def clause_contexts(
 #: Words that name what a requirement inside a request limits ("评分4.5分以上", "人均100以内").
 REQUIREMENT_SUBJECT = re.compile(
     r"(?:评分|人均消费|人均|价格|价位|预算|门票|票价|游玩时间|游玩时长|时长|房价|租金|月租|距离|车程|步行|面积|排量"
-    r"|续航|内存|容量|电池|尺寸|配送费|起送价|年龄)"
+    r"|续航|内存|容量|电池|尺寸|配送费|起送价|年龄|(?:能|可以|可)游?玩(?:上|个)?|游玩(?:上|个)?)"
     r"(?:是|在|为|要|大概|差不多|控制在|不超过|不低于|最多|至少|最好|)?\s*$"
 )
 _EN_REQUIREMENT = re.compile(
@@ -217,9 +217,21 @@ _EN_REQUIREMENT = re.compile(
 )
 
 
-def requirements(text: str, numbers: list[Value]) -> list[tuple[int, int]]:
+#: A message that asks the assistant for something (find, recommend, a question).
+ASKING = re.compile(
+    r"[?？]|帮我|给我|请|推荐|有没有|找(?:个|一)|能不能|\b(?:can|could|would) you\b|\bplease\b"
+    r"|\brecommend\b|\bfind me\b",
+    re.I,
+)
+
+
+def requirements(
+    text: str, numbers: list[Value], named_only: bool = False
+) -> list[tuple[int, int]]:
     """Spans of the requirements a request carries: "帮我找评分4.5分以上的酒店" holds the
-    requirement "评分4.5分以上"; "find a hotel under $200 a night" holds "under $200"."""
+    requirement "评分4.5分以上"; "find a hotel under $200 a night" holds "under $200"
+    (not when ``named_only``: then only a limit of something :data:`REQUIREMENT_SUBJECT`
+    names counts)."""
     spans = []
     for n in numbers:
         if n.type in ("version", "date", "time"):
@@ -229,7 +241,7 @@ def requirements(text: str, numbers: list[Value]) -> list[tuple[int, int]]:
         start = None
         if m:
             start = n.start - len(head) + m.start()
-        elif n.bound or n.high is not None:
+        elif (n.bound or n.high is not None) and not named_only:
             en = _EN_REQUIREMENT.search(text[max(0, n.start - 16) : n.start])
             start = (
                 n.start - len(text[max(0, n.start - 16) : n.start]) + en.start() if en else n.start
@@ -254,6 +266,9 @@ def candidates(text: str, from_user: bool = True, after_question: bool = False) 
     index = 0
     if not from_user and not CueText(text).search(PROPOSAL):
         return out  # an assistant message yields proposals only: none here
+    # a message that asks for something: the limits its other clauses state are what it
+    # asks for ("帮我找个酒店住宿，价格在600-700元之间")
+    asking = from_user and CueText(text).search(ASKING)
     for clause, ctx in clause_contexts(text, after_question):
         index += 1
         body = clause.text
@@ -277,7 +292,11 @@ def candidates(text: str, from_user: bool = True, after_question: bool = False) 
             or "act:question" in act.features
             or "act:zh_question" in act.features
         )
-        spans = requirements(body, act.numbers) if from_user and asks and act.numbers else []
+        spans = []
+        if from_user and act.numbers and (asks or (asking and kind in (None, "fact"))):
+            # beside the asking clause, only a limit of a thing such requests name
+            # ("价格在600-700元之间"): "my company reimburses up to $5,250" stays a fact
+            spans = requirements(body, act.numbers, named_only=not asks)
         if spans and not retraction and kind in (None, "fact"):
             for a, b in spans:
                 sub = body[a:b]
