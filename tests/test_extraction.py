@@ -285,6 +285,24 @@ def test_counts_of_different_things_do_not_correct_each_other(tmp_path: Path) ->
     assert status["Retry failed uploads at most 3 times."] == "superseded", status
 
 
+def test_a_correction_replaces_the_item_that_names_its_subject(tmp_path: Path) -> None:
+    """"p95 改成300毫秒以内" corrects the item that says p95, even though that item's own
+    key is its first noun (目标), not the other duration said since (ttl 30分钟)."""
+    rt = runtime(tmp_path)
+    said = [
+        "目标是 p95 低于两百毫秒。",
+        "缓存的 ttl 30分钟就行。",
+        "检索的时候 top_k 先用5。",
+        "跟产品聊了下，p95 改成300毫秒以内就可以。",
+        "top_k 改成8试试，5太少了。",
+    ]
+    rt.on_events([Event("k", n, "user/message", text) for n, text in enumerate(said, 1)])
+    status = {i.content: i.status for i in rt.store.items("k", ("active", "superseded"))}
+    assert status["目标是 p95 低于两百毫秒。"] == "superseded", status
+    assert status["缓存的 ttl 30分钟就行。"] == "active", status
+    assert status["检索的时候 top_k 先用5。"] == "superseded", status
+
+
 def test_extraction_is_incremental_and_idempotent(tmp_path: Path) -> None:
     rt = runtime(tmp_path, "en_basic.jsonl")
     before = [i.as_dict() for i in rt.store.items("en1", ())]

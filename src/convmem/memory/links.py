@@ -193,9 +193,20 @@ def relate(
     names = set(reading.names)
     categories = {subjects.category(n) for n in names} - {None}
     scored: list[tuple[int, int, MemoryItem]] = []
+    named: set[str] = set()  # items whose words name the candidate's subject
     for n, item in enumerate(pool):
         score = 0
         overlap = _overlap(cand.topic, item.topic) if cand.topic and item.topic else 0
+        if (
+            reading.correction
+            and cand.topic
+            and (values or names)
+            and subjects.mentions(item.content, cand.topic)
+        ):
+            # a correction's new value for what the item names: "目标是 p95 低于两百毫秒"
+            # is about p95 whatever its own key says
+            named.add(item.id)
+            score += 3
         item_units = _units(item.numbers)
         same_unit = bool(units & item_units) or bool(types & _types(item.numbers))
         if values and item.numbers and not (values - _values(item.numbers)):
@@ -222,7 +233,8 @@ def relate(
         scored = [
             t
             for t in scored
-            if not (cand.topic and t[2].topic and _overlap(cand.topic, t[2].topic) == 0)
+            if t[2].id in named
+            or not (cand.topic and t[2].topic and _overlap(cand.topic, t[2].topic) == 0)
         ]
         if scored and scored[0][0] >= 3:
             return Link("supersedes", scored[0][2], "a correction of the same subject")

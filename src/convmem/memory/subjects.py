@@ -379,7 +379,8 @@ def _zh_subject(body: str) -> str:
         head = _ZH_SUBJECT_STRIP.sub("", head)
         head = head.split("的")[-1].strip()
         head = re.sub(r"^(?:我们|咱们|我|你|这个|那个|这次|整体|总|每个|每)+", "", head)
-        head = re.sub(r"[\d\s.,，:：]+$", "", head)
+        # a value after the noun goes ("预算3000"), an identifier's digits stay ("p95")
+        head = re.sub(r"(?<![A-Za-z_\d])[\d\s.,，:：]+$", "", head).rstrip(" .,，:：")
         head = _ZH_NOT_SUBJECT.sub("", head)
         if len(head) >= 2 and len(head) <= 12:
             return head.lower()
