@@ -286,7 +286,7 @@ def test_counts_of_different_things_do_not_correct_each_other(tmp_path: Path) ->
 
 
 def test_a_correction_replaces_the_item_that_names_its_subject(tmp_path: Path) -> None:
-    """"p95 改成300毫秒以内" corrects the item that says p95, even though that item's own
+    """ "p95 改成300毫秒以内" corrects the item that says p95, even though that item's own
     key is its first noun (目标), not the other duration said since (ttl 30分钟)."""
     rt = runtime(tmp_path)
     said = [
