@@ -303,6 +303,17 @@ def test_a_correction_replaces_the_item_that_names_its_subject(tmp_path: Path) -
     assert status["检索的时候 top_k 先用5。"] == "superseded", status
 
 
+def test_a_correction_picks_the_value_it_shares_words_with(tmp_path: Path) -> None:
+    """Two earlier dates; "we land October 20 now" corrects the landing, not the move."""
+    rt = runtime(tmp_path)
+    said = ["Our flight is booked and we land October 18.", "Move date is October 15."]
+    said.append("Change of plans, we land October 20 now.")
+    rt.on_events([Event("l", n, "user/message", text) for n, text in enumerate(said, 1)])
+    status = {i.content: i.status for i in rt.store.items("l", ("active", "superseded"))}
+    assert status.get("Move date is October 15.") == "active", status
+    assert "superseded" in {v for k, v in status.items() if "October 18" in k}, status
+
+
 def test_extraction_is_incremental_and_idempotent(tmp_path: Path) -> None:
     rt = runtime(tmp_path, "en_basic.jsonl")
     before = [i.as_dict() for i in rt.store.items("en1", ())]

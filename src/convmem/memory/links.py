@@ -190,6 +190,7 @@ def relate(
     if not pool:
         return None
     units, values, types = _units(cand.numbers), _values(cand.numbers), _types(cand.numbers)
+    words = subjects.content_words(cand.content)
     names = set(reading.names)
     categories = {subjects.category(n) for n in names} - {None}
     scored: list[tuple[int, int, MemoryItem]] = []
@@ -222,6 +223,11 @@ def relate(
         score += 2 * min(overlap, 2)
         if cand.topic and item.topic and cand.topic == item.topic:
             score += 1
+        if same_unit or same_kind_of_thing:
+            # between items that hold the same kind of value, the one that shares the
+            # clause's words ("we land October 20 now": "we land October 18", not "Move
+            # date is October 15")
+            score += min(len(words & subjects.content_words(item.content)), 2)
         if score:
             scored.append((score, n, item))
     scored.sort(key=lambda t: (-t[0], -t[1]))
