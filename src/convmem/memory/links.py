@@ -180,9 +180,9 @@ def relate(
                 return Link("supersedes", holders[-1], f"replaces {old!r}")
 
     # 2. a decision that settles an open question about the same options
+    words = subjects.content_words(cand.content)
     if cand.kind == "decision":
         open_items = [i for i in pool if i.kind == "open_question"]
-        words = subjects.content_words(cand.content)
         for item in reversed(open_items):
             if words & subjects.content_words(item.content):
                 return Link("supersedes", item, "a decision settles the open question")
@@ -190,7 +190,6 @@ def relate(
     if not pool:
         return None
     units, values, types = _units(cand.numbers), _values(cand.numbers), _types(cand.numbers)
-    words = subjects.content_words(cand.content)
     names = set(reading.names)
     categories = {subjects.category(n) for n in names} - {None}
     scored: list[tuple[int, int, MemoryItem]] = []
