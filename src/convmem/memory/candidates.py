@@ -219,8 +219,8 @@ _EN_REQUIREMENT = re.compile(
 
 #: A message that asks the assistant for something (find, recommend, a question).
 ASKING = re.compile(
-    r"[?？]|帮我|给我|请|推荐|有没有|找(?:个|一)|能不能|\b(?:can|could|would) you\b|\bplease\b"
-    r"|\brecommend\b|\bfind me\b",
+    r"[?？]|帮我|给我|请(?!假|客)|推荐|有没有|找(?:个|一)|能不能"
+    r"|\b(?:can|could|would) you\b|\bplease\b|\brecommend\b|\bfind me\b",
     re.I,
 )
 
