@@ -339,9 +339,10 @@ def is_quoted(turn_raw_text: str, block_text: str) -> bool:
     """Whether a turn's text is quoted in a block.
 
     Both are NFC- and whitespace-normalised (runs of whitespace become one
-    space, ends stripped; a block's line-break mark counts as whitespace). The turn is quoted when its whole text is a substring
-    of the block or, for a text longer than 200 characters, when its first 200
-    characters are (so a block may shorten long turns). An empty turn text is
+    space, ends stripped; a block's line-break mark counts as whitespace). The
+    turn is quoted when its whole text is a substring of the block or, for a
+    text longer than 200 characters, when its first 200 characters are (so a
+    block may shorten long turns). An empty turn text is
     never quoted.
     """
     needle = _squash(turn_raw_text)
