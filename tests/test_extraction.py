@@ -76,6 +76,12 @@ def test_limits_beside_the_asking_clause_are_requirements() -> None:
     told = _kinds("My company reimburses up to $5,250 a year. Can you plan my courses?")
     assert ("constraint", "up to $5,250") not in told, told
     assert "constraint" not in {k for k, c in _kinds("国庆要出去玩6天，你有什么建议？")}
+    # 请假 (taking leave) and 请客 (treating someone) ask the assistant nothing
+    for said in (
+        "我下周请假，价格在600-700元之间的那家酒店我住过。",
+        "上次请客吃饭，人均消费在200元左右。",
+    ):
+        assert "constraint" not in {k for k, c in _kinds(said)}, said
 
 
 def test_pasted_logs_are_never_statements() -> None:
