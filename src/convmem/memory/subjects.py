@@ -118,14 +118,18 @@ _ZH_VERBS = re.compile(
 )
 _ZH_SUBJECT_STRIP = re.compile(r"^(?:把|将|给|让|就|都|还|也|再|先|然后|另外|还有)|(?:的)$")
 
-#: "rather than X", "instead of X", "not X", "不是X而是", "把X改成", "从X改成".
-_REJECTED = (
+#: "rather than X", "instead of X", "not X"; in English an old value must look like one
+#: (see ``_replaced``).
+_REJECTED_EN = (
     re.compile(
         r"\b(?:(?P<strong>rather than|instead of|in place of|replacing|replace)|not|no longer"
         r"|and not|but not|over)\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w.:/$%+-]+(?:\s+[\w.:%]+)?)",
         _I,
     ),
     re.compile(r"\b(?:from|was)\s+(?P<old>[\w.:$%+-]+(?:\s?[\w%]+)?)\s+(?:to|now)\b", _I),
+)
+#: "不是X而是", "把X改成", "从X改成", "不用X".
+_REJECTED_ZH = (
     re.compile(r"不是\s*(?P<old>[^，,。而是]{1,20}?)\s*[，,]?\s*(?:而是|是|改|换)"),
     re.compile(
         r"(?:把|将|从)\s*(?P<old>[^，,。]{1,20}?)\s*(?:改成|改为|换成|换为|改到|调到|调成|降到|提到|升到)"
@@ -134,10 +138,6 @@ _REJECTED = (
         r"(?:而不是|不用|不要用|别用|弃用|放弃)\s*(?P<old>[A-Za-z0-9_.\-]+|[\u3400-\u9fff]{1,8})"
     ),
 )
-#: The patterns of _REJECTED from this one on are Chinese.
-_ZH_REJECTED = 2
-
-
 def _value_like(old: str) -> bool:
     """An old value worth looking for: a number, a name ("Redis", "April", "GitBook"),
     or a tool convmem knows ("spaces")."""
@@ -428,11 +428,11 @@ def read(text: str, opener: str = "") -> Reading:
     """Subject, correction cues, rejected old values and a retraction target of a clause."""
     whole = f"{opener} {text}".strip()
     rejected: list[str] = []
-    for n, pattern in enumerate(_REJECTED):
-        for m in pattern.finditer(text):
+    for patterns, english in ((_REJECTED_EN, True), (_REJECTED_ZH, False)):
+        for m in (m for pattern in patterns for m in pattern.finditer(text)):
             old = m.group("old").strip(" ,，.。")
             old = re.sub(r"^(?:the|a|an)\s+", "", old, flags=_I)
-            if old and old.lower() not in _STOP and (n >= _ZH_REJECTED or _replaced(m, old)):
+            if old and old.lower() not in _STOP and (not english or _replaced(m, old)):
                 rejected.append(old)
     cue = CueText(whole)
     retract = None
