@@ -138,6 +138,8 @@ _REJECTED_ZH = (
         r"(?:而不是|不用|不要用|别用|弃用|放弃)\s*(?P<old>[A-Za-z0-9_.\-]+|[\u3400-\u9fff]{1,8})"
     ),
 )
+
+
 def _value_like(old: str) -> bool:
     """An old value worth looking for: a number, a name ("Redis", "April", "GitBook"),
     or a tool convmem knows ("spaces")."""
