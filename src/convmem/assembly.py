@@ -53,6 +53,7 @@ from convmem.wording import (
 if TYPE_CHECKING:
     from convmem.config import Settings
     from convmem.memory.store import MemoryStore
+    from convmem.query import QuerySignals
 
 SECTION_ORDER = ("task", "rules-core", "rules", "memory", "evidence", "notice")
 
@@ -168,7 +169,6 @@ class Assembler:
         self._use_locale("zh" if self.locale_setting == "zh" else "en")
         self.retriever = Retriever(store, settings)
         self._scope = Scope("")
-        self._signals = self.retriever.signals("")
         #: block lines of other sessions' evidence, and the exact ids they stand for
         self._line_ids: dict[str, str] = {}
         self._said_items: list[MemoryItem] = []
@@ -241,8 +241,8 @@ class Assembler:
             self._scope = self.retriever.scope(session_id, project)
             # the ranked evidence query starts first: a long session's runs on the side
             # while everything before the evidence is read here
-            self._signals = self.retriever.signals(query)
-            self.retriever.prefetch_evidence(self._signals, self._scope)
+            signals = self.retriever.signals(query)
+            self.retriever.prefetch_evidence(signals, self._scope)
             self._use_locale(person_locale(self.store, session_id, self.locale_setting))
             self._line_ids = {}
             self._said_items = []
@@ -252,6 +252,7 @@ class Assembler:
                 result,
                 session_id,
                 query,
+                signals,
                 visible,
                 total,
                 meter,
@@ -271,6 +272,7 @@ class Assembler:
         result: AssemblyResult,
         session_id: str,
         query: str,
+        signals: QuerySignals,
         visible: Sequence[str] | None,
         total: int,
         meter: Callable[[str], int],
@@ -311,7 +313,6 @@ class Assembler:
                 and policy != "none"
                 and self._compaction_boundary(session_id) is None
             )
-        signals = self._signals
         self._shared = not signals.empty
         if b.shows_all:
             b.omit("task", "task", "the host still shows the whole conversation")
