@@ -275,18 +275,23 @@ def test_friendly_chat_corrects_withdraws_and_disputes_nothing(tmp_path: Path) -
     ), status
 
 
+def _statuses(tmp_path: Path, said: list[str]) -> dict[str, str]:
+    """The person says each text in turn; the status of every item (active or superseded)."""
+    rt = runtime(tmp_path)
+    rt.on_events([Event("s", n, "user/message", text) for n, text in enumerate(said, 1)])
+    return {i.content: i.status for i in rt.store.items("s", ("active", "superseded"))}
+
+
 def test_counts_of_different_things_do_not_correct_each_other(tmp_path: Path) -> None:
     """Two counts are one measure only in the same unit: "9000 tokens instead" corrects
     no rating of 4.5 分, while "make it 5 retries" still corrects "3 retries"."""
-    rt = runtime(tmp_path)
     said = [
         "餐馆的评分是4.5分以上。",
         "Let's use a budget of 9000 tokens instead.",
         "Retry failed uploads at most 3 times.",
         "Actually make it 5 times.",
     ]
-    rt.on_events([Event("q", n, "user/message", text) for n, text in enumerate(said, 1)])
-    status = {i.content: i.status for i in rt.store.items("q", ("active", "superseded"))}
+    status = _statuses(tmp_path, said)
     assert status["餐馆的评分是4.5分以上。"] == "active", status
     assert status["Retry failed uploads at most 3 times."] == "superseded", status
 
@@ -294,7 +299,6 @@ def test_counts_of_different_things_do_not_correct_each_other(tmp_path: Path) ->
 def test_a_correction_replaces_the_item_that_names_its_subject(tmp_path: Path) -> None:
     """ "p95 改成300毫秒以内" corrects the item that says p95, even though that item's own
     key is its first noun (目标), not the other duration said since (ttl 30分钟)."""
-    rt = runtime(tmp_path)
     said = [
         "目标是 p95 低于两百毫秒。",
         "缓存的 ttl 30分钟就行。",
@@ -302,8 +306,7 @@ def test_a_correction_replaces_the_item_that_names_its_subject(tmp_path: Path) -
         "跟产品聊了下，p95 改成300毫秒以内就可以。",
         "top_k 改成8试试，5太少了。",
     ]
-    rt.on_events([Event("k", n, "user/message", text) for n, text in enumerate(said, 1)])
-    status = {i.content: i.status for i in rt.store.items("k", ("active", "superseded"))}
+    status = _statuses(tmp_path, said)
     assert status["目标是 p95 低于两百毫秒。"] == "superseded", status
     assert status["缓存的 ttl 30分钟就行。"] == "active", status
     assert status["检索的时候 top_k 先用5。"] == "superseded", status
@@ -311,11 +314,12 @@ def test_a_correction_replaces_the_item_that_names_its_subject(tmp_path: Path) -
 
 def test_a_correction_picks_the_value_it_shares_words_with(tmp_path: Path) -> None:
     """Two earlier dates; "we land October 20 now" corrects the landing, not the move."""
-    rt = runtime(tmp_path)
-    said = ["Our flight is booked and we land October 18.", "Move date is October 15."]
-    said.append("Change of plans, we land October 20 now.")
-    rt.on_events([Event("l", n, "user/message", text) for n, text in enumerate(said, 1)])
-    status = {i.content: i.status for i in rt.store.items("l", ("active", "superseded"))}
+    said = [
+        "Our flight is booked and we land October 18.",
+        "Move date is October 15.",
+        "Change of plans, we land October 20 now.",
+    ]
+    status = _statuses(tmp_path, said)
     assert status.get("Move date is October 15.") == "active", status
     assert "superseded" in {v for k, v in status.items() if "October 18" in k}, status
 
