@@ -423,6 +423,42 @@ def test_a_reply_repeated_after_a_stop_hooks_feedback_is_judged_again() -> None:
     assert second is not None and second.seq == first.seq + 2
 
 
+def test_a_reply_whose_line_comes_after_the_next_stop_is_stored_once() -> None:
+    """Seen on Claude Code 2.1.328 about one run in twenty: a blocked reply's line and
+    the hook's feedback are written only after the repaired reply's Stop hook ran. The
+    late line settles the first reservation; it is not a new reply to judge again."""
+    parser = TranscriptParser("s")
+    parser.reserve_prompt("publish?", "p1")
+    parser.parse_line(1, {"type": "user", "promptId": "p1", "message": {"content": "publish?"}})
+    blocked = parser.reserve_reply("Just force push it.")
+    repaired = parser.reserve_reply("Open a pull request.")
+    assert blocked is not None and repaired is not None and repaired.seq == blocked.seq + 1
+    late = {"type": "assistant", "message": {"content": "Just force push it."}}
+    assert parser.parse_line(2, late) == []
+    feedback = {"type": "user", "isMeta": True, "message": {"content": "Stop hook feedback: no"}}
+    [event] = parser.parse_line(3, feedback)
+    assert event.seq == repaired.seq + 1
+    assert (
+        parser.parse_line(4, {"type": "assistant", "message": {"content": "Open a pull request."}})
+        == []
+    )
+    assert parser.state["pending"] == []
+
+
+def test_a_reservation_whose_line_never_comes_is_closed_by_a_later_reply() -> None:
+    parser = TranscriptParser("s")
+    parser.reserve_prompt("go", "p1")
+    parser.parse_line(1, {"type": "user", "promptId": "p1", "message": {"content": "go"}})
+    assert parser.reserve_reply("Text the hook saw") is not None
+    assert parser.reserve_reply("Done.") is not None
+    # the file words the first reply differently; the second's line closes both
+    assert parser.parse_line(2, {"type": "assistant", "message": {"content": "Done."}}) == []
+    assert parser.state["pending"] == []
+    assert [
+        e.seq for e in parser.parse_line(3, {"type": "assistant", "message": {"content": "More."}})
+    ] == [4]
+
+
 # --- the hook, through a real process -------------------------------------------------------
 
 

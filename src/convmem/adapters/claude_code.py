@@ -50,6 +50,8 @@ if TYPE_CHECKING:
 CURSOR_SOURCE = "claude-code/transcript"
 STATE_VERSION = 1
 MAX_REMEMBERED_TOOLS = 256
+#: replies reserved by the Stop hook whose transcript lines are still awaited
+MAX_OPEN_REPLIES = 4
 
 _COMMAND_TAGS = ("<command-name>", "<command-message>", "<bash-input>")
 _OUTPUT_TAGS = (
@@ -153,6 +155,12 @@ class TranscriptParser:
                 continue
             del self.pending[n]
             self._settled(int(p["seq"]))
+            if kind == "reply":
+                # the file keeps replies in order: an older reservation still open
+                # now never meets its line (its event stays stored)
+                for older in [q for q in self.pending[:n] if q["kind"] == "reply"]:
+                    self.pending.remove(older)
+                    self._settled(int(older["seq"]))
             return True
         return False
 
@@ -196,8 +204,12 @@ class TranscriptParser:
             p["kind"] == "reply" and p.get("key") == key for p in self.pending
         ):
             return None
-        for p in [p for p in self.pending if p["kind"] == "reply"]:
-            self.pending.remove(p)  # an older reply whose line never matched: stays stored
+        # An older reservation stays open: Claude Code may write a reply's line after
+        # the next Stop (seen on 2.1.328 when a blocked reply was repaired), and a
+        # line read then must settle it rather than be judged as a new reply.
+        replies = [p for p in self.pending if p["kind"] == "reply"]
+        for p in replies[: max(0, len(replies) - MAX_OPEN_REPLIES + 1)]:
+            self.pending.remove(p)  # its line never came: its event stays stored
             self._settled(int(p["seq"]))
         seq = self._free_seq()
         self.pending.append({"kind": "reply", "seq": seq, "key": key})
