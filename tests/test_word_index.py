@@ -27,6 +27,7 @@ from convmem.query import (
     word_stem,
     word_terms,
 )
+from convmem.retrieval import Retriever
 from convmem.runtime import MemoryRuntime
 from pg_server import SqliteBackend
 
@@ -47,7 +48,7 @@ RAW_EVENT = (
 @pytest.mark.sqlite_only
 def test_index_words_mirror_the_query_terms() -> None:
     text = "The caches weren't warm: we're caching 16 GB in p95 of Ünïcode runs, 数据库 too"
-    assert index_words(text) == ["cach", "warm", "cach", "p95", "ünïcod", "run"]
+    assert index_words(text) == ["cach", "warm", "cach", "p95", "ünïcod", "run", "数据", "据库"]
     # a query's terms are prefix stems of words; they meet the index's stems
     terms = query_signals("caching the cache; running runs").terms
     assert terms == ("cach", "cache", "runn", "runs")
@@ -100,6 +101,7 @@ def test_a_word_with_an_apostrophe_is_stemmed_as_the_query_stems_it() -> None:
 @pytest.mark.sqlite_only
 def test_a_cjk_or_punctuated_term_needs_the_substring_index() -> None:
     assert word_terms(["cache", "数据库"]) is None
+    assert word_terms(["cache", "数据"]) == ["cach", "数据"]  # a pair is a word of the index
     assert word_terms(["p95", "200 ms"]) is None
     assert word_terms(["a_b"]) is None
     assert word_terms(["ok"]) == []
@@ -136,6 +138,33 @@ def test_a_chinese_query_of_the_persons_messages_still_finds_them(backend: Sqlit
     rt.on_events([Event("z", 1, "user/message", "数据库连接池上限改成 50 个")])
     found = rt.store.search_events("z", ["连接池", "pool"], 10, MESSAGES)
     assert [e.seq for e, _ in found] == [1]
+    # its two-character words are words of the word index
+    assert [e.seq for e, _ in rt.store.search_events("z", ["连接", "pool"], 10, MESSAGES)] == [1]
+    assert [e.seq for e, _ in rt.store.search_events("z", ["上限"], 10, ())] == []  # no trigram
+
+
+@pytest.mark.parametrize(
+    "query", ["连接池上限是多少？", "pool 上限 again", "what did we say about 连接池"]
+)
+def test_a_chinese_word_is_found_however_long_ago_it_was_said(
+    backend: SqliteBackend, query: str
+) -> None:
+    """A two-character Chinese word was searched in the newest thousand events only: a
+    limit set early in a long session was lost to a query that named it so."""
+    rt = _runtime(backend)
+    said = "数据库连接池上限改成 50 个"
+    rt.on_events([Event("z", 1, "user/message", said)])
+    chatter = [f"step {n}: running the {n % 7}th batch of migrations" for n in range(2, 1600)]
+    for start in range(0, len(chatter), 400):
+        rt.on_events(
+            [
+                Event("z", n, "user/message", text)
+                for n, text in enumerate(chatter[start : start + 400], start + 2)
+            ]
+        )
+    retriever = Retriever(rt.store, rt.settings)
+    ranked = retriever.rank_events("z", retriever.signals(query), 10)
+    assert ranked and ranked[0][0].seq == 1, [(e.seq, e.text[:30]) for e, _ in ranked[:3]]
 
 
 def test_a_purged_session_leaves_nothing_in_the_word_index(backend: SqliteBackend) -> None:
@@ -340,6 +369,31 @@ def test_a_store_whose_word_indexes_held_whole_words_is_reindexed(tmp_path: Path
         assert [e.seq for e, _ in store.search_events("old", ["cache"], 5, MESSAGES)] == [1]
         store.db.execute(RAW_EVENT.format(text="?"), ("old", 2, "user/message", "cached"))
         assert store.db.scalar("SELECT count(*) FROM words_fts") == 2  # the trigger is back
+        assert store.integrity_check() == []
+    finally:
+        store.close()
+
+
+def _latin_words_only(text: bytes) -> str:
+    return " ".join(w for w in index_words(text.decode()) if w.isascii())
+
+
+@pytest.mark.sqlite_only
+def test_a_v11_store_indexes_the_cjk_pairs_of_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "v11.sqlite"
+    db = _database_at(path, 11)
+    db.conn.create_function("convmem_words", 1, _latin_words_only)  # schema 11's
+    for seq, text in ((1, "把超时改成 30 秒"), (2, "deploy on friday"), (3, "超时 is 30s")):
+        db.execute(RAW_EVENT.format(text="?"), ("old", seq, "user/message", text))
+    _items(MemoryStore(db), "old", ["超时是 30 秒", "deploy on friday"])
+    db.close()
+    store = MemoryStore.open(str(path))
+    try:
+        words = store.db.query("SELECT words FROM words_fts ORDER BY rowid")
+        assert [r["words"] for r in words] == ["把超 超时 时改 改成", "deplo frida", "30s 超时"]
+        found = store.search_events("old", ["超时"], 5, MESSAGES)
+        assert sorted(e.seq for e, _ in found) == [1, 3]
+        assert [m.id for m, _ in store.search_items("old", ["超时"], 5, ("active",))] == ["old1"]
         assert store.integrity_check() == []
     finally:
         store.close()

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from convmem.core.stopwords import QUERY_STOPWORDS
+from convmem.core.stopwords import QUERY_STOPWORDS, ZH_FRAME_CHARS, ZH_FRAME_PAIRS
 from convmem.core.text import (
     cjk_runs,
     latin_words,
@@ -67,6 +67,9 @@ class QuerySignals:
     numbers: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()
     quotes: tuple[str, ...] = ()
+    #: The terms as the word indexes hold them: the Latin ``terms`` and the CJK pairs of
+    #: ``short_terms`` that are not the question's frame (see :func:`content_terms`).
+    words: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -91,6 +94,8 @@ def query_signals(text: str, max_tokens: int = 160) -> QuerySignals:
             terms.setdefault(run[i : i + 3], None)
         for i in range(max(1, len(run) - 1)):
             short.setdefault(run[i : i + 2], None)
+    latin = [t for t in terms if not cjk_runs(t)]
+    pairs = [t for t in content_terms(tuple(short)) if len(t) == 2 and cjk_runs(t) == [t]]
     nums = tuple(dict.fromkeys(n.raw for n in numbers(text)))
     found_paths = tuple(paths(text))
     quotes = tuple(quoted_phrases(text))
@@ -105,7 +110,21 @@ def query_signals(text: str, max_tokens: int = 160) -> QuerySignals:
         numbers=nums,
         paths=found_paths,
         quotes=quotes,
+        words=tuple([*latin, *pairs][:max_tokens]),
     )
+
+
+def _frame(term: str) -> bool:
+    """A CJK window of a query that is part of its question frame, not of what it asks
+    about (:data:`~convmem.core.stopwords.ZH_FRAME_CHARS`)."""
+    return term in ZH_FRAME_PAIRS or not ZH_FRAME_CHARS.isdisjoint(term)
+
+
+def content_terms(short_terms: tuple[str, ...]) -> tuple[str, ...]:
+    """A query's terms below trigram size without its Chinese question frame (什么, 是什,
+    哪里 would match every question asked before); all of them when nothing else is left
+    ("哪里" alone)."""
+    return tuple(t for t in short_terms if not _frame(t)) or short_terms
 
 
 @lru_cache(maxsize=1 << 16)
@@ -155,10 +174,11 @@ def word_key(term: str) -> str:
 def index_words(text: str) -> list[str]:
     """The words of a message the word index holds, in order with repeats.
 
-    The mirror of :func:`query_signals`' terms: lower-cased non-CJK words that are not
+    The mirror of :attr:`QuerySignals.words`: lower-cased non-CJK words that are not
     stopwords or numbers, three characters or more, each as its :func:`word_stem`,
-    so that a term finds the word's inflections: ``cache``, ``caches`` and
-    ``caching`` are all held as ``cach``.
+    so that a term finds the word's inflections (``cache``, ``caches`` and
+    ``caching`` are all held as ``cach``); then every two-character window of each
+    CJK run, as Chinese words are mostly two characters (连接池 holds 连接 and 接池).
     """
     out: list[str] = []
     for word in latin_words(text):
@@ -168,6 +188,8 @@ def index_words(text: str) -> list[str]:
         key = word_key(stem(word))
         if len(key) >= 3:
             out.append(word_stem(key))
+    for run in cjk_runs(text):
+        out.extend(run[i : i + 2] for i in range(len(run) - 1))
     return out
 
 
@@ -203,20 +225,34 @@ def word_terms(terms: Iterable[str]) -> list[str] | None:
     """``terms`` as the words the word index holds (:func:`word_stem`), or None when
     one of them is not a word.
 
-    A CJK trigram (or anything :func:`index_words` would not produce), or a word of
-    a script written without spaces between words (Thai, Lao, Khmer, Myanmar: a
-    "word" there is a whole phrase), needs the substring index; the caller then keeps
-    that for the whole query. A term shorter
-    than three characters without its apostrophes is left out.
+    A CJK pair is held as it is. A longer CJK term (or anything :func:`index_words`
+    would not produce), or a word of a script written without spaces between words
+    (Thai, Lao, Khmer, Myanmar: a "word" there is a whole phrase), needs the substring
+    index; the caller then keeps that for the whole query. A Latin term shorter than
+    three characters without its apostrophes is left out.
     """
     out: list[str] = []
     for term in terms:
         key = word_key(term.casefold())
+        if cjk_pair(key):
+            out.append(key)
+            continue
         if not key.isalnum() or cjk_runs(key) or _UNSPACED.search(key):
             return None
         if len(key) >= 3:  # "it's" -> "its": too short to rank, as for a substring
             out.append(word_form(term))
     return list(dict.fromkeys(out))
+
+
+def cjk_pair(term: str) -> bool:
+    """Two CJK characters: a term the word indexes hold (see :func:`index_words`)."""
+    return len(term) == 2 and cjk_runs(term) == [term]
+
+
+def searchable(terms: Iterable[str]) -> list[str]:
+    """The terms a ranked search can serve: three characters or more (a trigram's
+    size), or a CJK pair, which only the word indexes serve."""
+    return [t for t in terms if len(t) >= 3 or cjk_pair(t)]
 
 
 def word_form(term: str) -> str:

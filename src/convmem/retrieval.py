@@ -34,10 +34,10 @@ from convmem.capture import is_convmem_block, is_generated, is_user_evidence
 from convmem.core.constants import (
     EVIDENCE_WEIGHT,
     KIND_WEIGHT,
+    PERSON_MESSAGE,
     RECENCY_WINDOW,
     USER_SOURCE_KINDS,
 )
-from convmem.core.stopwords import ZH_FRAME_CHARS, ZH_FRAME_PAIRS
 from convmem.core.text import (
     cjk_runs,
     dedupe_key,
@@ -53,7 +53,16 @@ from convmem.projects import (
     said_time,
     standing_from_others,
 )
-from convmem.query import QuerySignals, index_words, query_signals, selective, stem, word_form
+from convmem.query import (
+    QuerySignals,
+    content_terms,
+    index_words,
+    query_signals,
+    selective,
+    stem,
+    word_form,
+    word_terms,
+)
 
 if TYPE_CHECKING:
     from convmem.config import Settings
@@ -99,19 +108,6 @@ Key = tuple[int, int]
 
 def _cjk(term: str) -> bool:
     return any("\u3400" <= c <= "\u9fff" for c in term)
-
-
-def _frame(term: str) -> bool:
-    """A CJK window of a query that is part of its question frame, not of what it asks
-    about (:data:`~convmem.core.stopwords.ZH_FRAME_CHARS`)."""
-    return term in ZH_FRAME_PAIRS or not ZH_FRAME_CHARS.isdisjoint(term)
-
-
-def _content(short_terms: tuple[str, ...]) -> tuple[str, ...]:
-    """A query's terms below trigram size without its Chinese question frame (什么, 是什,
-    哪里 would match every question asked before); all of them when nothing else is left
-    ("哪里" alone)."""
-    return tuple(t for t in short_terms if not _frame(t)) or short_terms
 
 
 def _lifts(far: int) -> list[tuple[int, float]]:
@@ -184,6 +180,27 @@ class Retriever:
         """The sessions a step of ``session_id`` draws on (``memory.scope``)."""
         return resolve_scope(self.store, self.settings, session_id, project)
 
+    def terms(self, sig: QuerySignals, events: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The terms of a ranked search of events (or items), and the terms below any
+        index's reach, left to a bounded substring scan.
+
+        The word indexes hold words and CJK pairs: when one serves the search (items
+        always; events when only the person's messages are quoted), the query's words
+        and pairs are ranked there over the whole scope, and only its Latin terms of
+        one or two letters (or a lone CJK character, when nothing else is asked) are
+        left over. Otherwise CJK trigrams go to the substring index and the pairs to
+        the scan of recent events.
+        """
+        served = not events or self.evidence_types == (PERSON_MESSAGE,)
+        if served and word_terms(sig.words) is not None:
+            short = (
+                tuple(t for t in sig.short_terms if not cjk_runs(t))
+                if sig.words
+                else sig.short_terms
+            )
+            return selective(sig.words, RANK_TERMS), content_terms(short)[:SHORT_TERMS]
+        return selective(sig.terms, RANK_TERMS), content_terms(sig.short_terms)[:SHORT_TERMS]
+
     def retrieve(
         self,
         session_id: str,
@@ -197,12 +214,11 @@ class Retriever:
         statuses = ("active", "disputed", "superseded")
         fts: dict[str, float] = {}
         candidates: dict[str, MemoryItem] = {}
-        if sig.terms:
-            terms = selective(sig.terms, RANK_TERMS)
+        terms, short = self.terms(sig, events=False)
+        if terms:
             for item, rank in self.store.search_items(scope, terms, ITEM_CANDIDATES, statuses):
                 candidates[item.id] = item
                 fts[item.id] = abs(rank)
-        short = _content(sig.short_terms)[:SHORT_TERMS]
         if _scan_short_terms(short, bool(candidates)):
             for item in self.store.like_items(scope, short, ITEM_CANDIDATES, statuses):
                 candidates.setdefault(item.id, item)
@@ -332,7 +348,7 @@ class Retriever:
             return True
         text = hit.text.casefold()
         terms = [t for t in sig.terms if not _cjk(t)]
-        cjk = [t for t in _content(sig.short_terms) if _cjk(t)]
+        cjk = [t for t in content_terms(sig.short_terms) if _cjk(t)]
         words = {stem(w) for w in latin_words(text)}
         missing = [t for t in terms if t not in words and t not in text]
         # what the word index matched the hit on, read only when the stems fall short
@@ -348,7 +364,7 @@ class Retriever:
     def prefetch_evidence(self, sig: QuerySignals, scope: Scope) -> None:
         """Start the ranked search :meth:`rank_events` will run for ``sig`` (a long
         session's, on a second connection while the items are retrieved)."""
-        terms = selective(sig.terms, RANK_TERMS)
+        terms, _ = self.terms(sig, events=True)
         self.store.prefetch_events(scope, terms, EVENT_CANDIDATES, self.evidence_types)
 
     def rank_events(
@@ -367,15 +383,13 @@ class Retriever:
         def key(event: StoredEvent) -> Key:
             return (order.get(event.session_id, len(order)), event.seq)
 
-        terms = selective(sig.terms, RANK_TERMS)
+        terms, short = self.terms(sig, events=True)
         for event, rank in self.store.search_events(scope, terms, EVENT_CANDIDATES, types):
             if self.quotable(event):
                 scores[key(event)] = abs(rank)
                 events[key(event)] = event
-        # terms too short for the trigram index (Chinese words are mostly two
-        # characters): a bounded scan of recent events, the session's and a few of the
-        # project's most recent other sessions'
-        short = _content(sig.short_terms)[:SHORT_TERMS]
+        # terms no index serves: a bounded scan of recent events, the session's and a
+        # few of the project's most recent other sessions'
         if _scan_short_terms(short, bool(scores)):
             windows = [(session_id, SHORT_TERM_WINDOW)] + [
                 (sid, SHORT_TERM_WINDOW // 4) for sid in scope.others[:SHORT_TERM_SESSIONS]
@@ -508,9 +522,10 @@ class Retriever:
             return None
         sig = self.signals(query or "")
         fts = 0.0
-        if sig.terms:
+        terms, _ = self.terms(sig, events=False)
+        if terms:
             for found, rank in self.store.search_items(
-                item.session_id, sig.terms, 400, ("active", "disputed", "superseded", "retracted")
+                item.session_id, terms, 400, ("active", "disputed", "superseded", "retracted")
             ):
                 if found.id == item_id:
                     fts = abs(rank)

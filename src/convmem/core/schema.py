@@ -521,4 +521,38 @@ def v11_unordered_sessions(db: Executor) -> None:
     )
 
 
+@migration
+def v12_cjk_pairs(db: Executor) -> None:
+    """The word indexes hold every two-character window of each CJK run too
+    (:func:`convmem.query.index_words`), so a Chinese query is ranked over the whole
+    session by the words of its own rows, as an English one is; before, its trigrams
+    went to the substring index and its two-character words (most Chinese words) to a
+    scan of the newest thousand events. The triggers are unchanged; the rows whose
+    text holds CJK are indexed again."""
+    from convmem.core.text import cjk_runs
+
+    for table, index, column, only in (
+        ("events", "words_fts", "text", "AND type = 'user/message'"),
+        ("memory_items", "item_words_fts", "content", ""),
+    ):
+        words = "convmem_words(CAST(? AS BLOB))"
+        update = (
+            f"UPDATE {index} SET words = {words},"
+            f" session_words = convmem_session_words(CAST(? AS BLOB), {words}) WHERE rowid = ?"
+        )
+        last = 0
+        while rows := db.query(
+            f"SELECT rowid AS id, session_id, {column} AS text FROM {table}"
+            f" WHERE rowid > ? {only} ORDER BY rowid LIMIT 2000",
+            (last,),
+        ):
+            for row in rows:
+                text = row["text"]
+                if isinstance(text, bytes):
+                    text = text.decode("utf-8", "replace")
+                if isinstance(text, str) and cjk_runs(text):
+                    db.execute(update, (text, row["session_id"], text, row["id"]))
+            last = int(rows[-1]["id"])
+
+
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -72,7 +72,10 @@ def _pool(
     }
     if cand.reading.retract_target:
         words |= {w for w in cand.reading.retract_target.split() if len(w) >= 3}
-    terms = sorted(w for w in words if len(w) >= 3 or any("\u3400" <= c <= "\u9fff" for c in w))
+    # a CJK pair is a word of the index too, but one pair names items all over a
+    # Chinese session (CrossWOZ's replay took half as long again, and no labelled
+    # link was gained): the topic lookup above finds the items sharing a subject
+    terms = sorted(w for w in words if len(w) >= 3)
     if terms:
         for item, _ in store.search_items(where, terms, MATCHES, STATUSES):
             found.setdefault(item.id, item)

@@ -473,4 +473,13 @@ def v11_unordered_sessions(db: Executor) -> None:
     index. Here that search is one ordered scan of the session's rows already."""
 
 
+@migration
+def v12_cjk_pairs(db: Executor) -> None:
+    """Both word indexes indexed again, as SQLite's are: a row's words now end with the
+    two-character windows of its CJK runs (:func:`convmem.query.index_words`)."""
+    db.execute_script("DELETE FROM message_words; DELETE FROM item_words;")
+    _fill_message_words(db)
+    _fill_item_words(db)
+
+
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -48,7 +48,7 @@ from convmem.memory.pg_search import (
 )
 from convmem.memory.store import MemoryStore, utc_now, word_search
 from convmem.memory.store_items import events_like, like_pattern
-from convmem.query import word_terms
+from convmem.query import searchable, word_terms
 
 
 def session_lock_key(session_id: str) -> int:
@@ -151,12 +151,14 @@ class PgMemoryStore(MemoryStore):
     def search_events(
         self, where: str | Scope, terms: Sequence[str], limit: int, types: Sequence[str] = ()
     ) -> list[tuple[StoredEvent, float]]:
-        """Events matching any term (each ≥ 3 chars), best BM25 first (see pg_search)."""
-        words = word_search([t for t in terms if len(t) >= 3], types)
+        """Events matching any term (each ≥ 3 chars, or a CJK pair), best BM25 first (see
+        pg_search)."""
+        words = word_search(searchable(terms), types)
         if words is not None:
-            rows = self._ranked(MESSAGE_WORDS, where, words, types, limit) if words else []
+            rows = self._ranked(MESSAGE_WORDS, where, words, types, limit)
         else:
-            rows = self._ranked(EVENTS, where, terms, types, limit)
+            substrings = [t for t in terms if len(t) >= 3]  # a CJK pair is below trigram size
+            rows = self._ranked(EVENTS, where, substrings, types, limit)
         return [(StoredEvent.from_row(r), float(r["rank"])) for r in rows]
 
     def prefetch_events(
@@ -182,8 +184,10 @@ class PgMemoryStore(MemoryStore):
     ) -> list[tuple[MemoryItem, float]]:
         """Items matching any term (terms ≥ 3 chars), best BM25 first (see pg_search);
         terms that are all words search the word index, as on SQLite."""
-        terms = [t for t in terms if len(t) >= 3]
+        terms = searchable(terms)
         words = word_terms(terms)
+        if words is None:
+            terms = [t for t in terms if len(t) >= 3]
         if not statuses or not terms or words == []:
             return []
         if words is not None:
@@ -215,8 +219,7 @@ class PgMemoryStore(MemoryStore):
         kinds: Sequence[str],
         limit: int,
     ) -> list[Any]:
-        terms = [t for t in terms if len(t) >= 3]
-        if not terms:
+        if not terms:  # the callers keep the terms each index serves
             return []
         sql, params = bm25_query(corpus, scope_sessions(where), terms, kinds, limit)
         return self.db.query(sql, params)

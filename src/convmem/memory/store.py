@@ -30,7 +30,7 @@ from convmem.memory.store_items import (
 from convmem.memory.store_logs import LogStoreMixin
 from convmem.memory.store_skills import SkillStoreMixin
 from convmem.memory.store_views import ViewStoreMixin
-from convmem.query import word_terms
+from convmem.query import searchable, word_terms
 
 if TYPE_CHECKING:
     from convmem.memory.side_query import SideQuery
@@ -284,14 +284,14 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         self, where: str | Scope, terms: Sequence[str], limit: int, types: Sequence[str] = ()
     ) -> list[tuple[StoredEvent, float]]:
         """Events of a session (or a scope's sessions) matching any term (each ≥ 3
-        chars), best BM25 first.
+        chars, or a CJK pair), best BM25 first.
 
         A search of the person's messages alone whose terms are all words reads the
         word index (``words_fts``: each term a whole word, as
         :func:`convmem.query.word_stem` holds it); any other search the trigram index
         (each term a substring).
         """
-        terms = [t for t in terms if len(t) >= 3]
+        terms = searchable(terms)
         if not terms:
             return []
         with self.db.snapshot():  # the range, what lies in it and the matches agree
@@ -311,7 +311,10 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
                 return []
             index, match = "words_fts", word_match(where, words)
         else:
-            index, match = "events_fts", " OR ".join(fts_phrase(t) for t in terms)
+            substrings = [t for t in terms if len(t) >= 3]  # a CJK pair is below trigram size
+            if not substrings:
+                return []
+            index, match = "events_fts", " OR ".join(fts_phrase(t) for t in substrings)
             if types:
                 cond += f" AND x.type IN ({','.join('?' * len(types))})"
                 params += list(types)
@@ -340,7 +343,7 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         arguments on a second connection (:mod:`convmem.memory.side_query`), when the
         scope is long enough for that to pay. The search takes its rows if nothing was
         written meanwhile, else runs the query itself."""
-        words = word_search([t for t in terms if len(t) >= 3], types)
+        words = word_search(searchable(terms), types)
         if not words or self.db.conn.in_transaction:
             return  # the side connection sees committed rows only, not this transaction's
         span = self.rowid_span(where)

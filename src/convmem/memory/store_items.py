@@ -14,7 +14,7 @@ from convmem.memory.models import (
     scope_sessions,
     source_seqs,
 )
-from convmem.query import session_words, word_terms
+from convmem.query import searchable, session_words, word_terms
 
 if TYPE_CHECKING:
     from convmem.core.db import MemoryDatabase
@@ -281,14 +281,16 @@ class ItemStoreMixin:
     def search_items(
         self, where: str | Scope, terms: Sequence[str], limit: int, statuses: Sequence[str]
     ) -> list[tuple[MemoryItem, float]]:
-        """Items matching any term (terms ≥ 3 chars), best BM25 first.
+        """Items matching any term (terms ≥ 3 chars, or CJK pairs), best BM25 first.
 
         Terms that are all words read the word index (``item_words_fts``: each term a
         whole word, as :func:`convmem.query.word_stem` holds it), others the trigram
         index (each term a substring), as for events.
         """
-        terms = [t for t in terms if len(t) >= 3]
+        terms = searchable(terms)
         words = word_terms(terms)
+        if words is None:
+            terms = [t for t in terms if len(t) >= 3]  # a CJK pair is below trigram size
         if not terms or words == []:
             return []
         if words is None:
