@@ -57,8 +57,9 @@ from convmem.capture import Capture, Event  # noqa: E402
 from convmem.config import load_settings  # noqa: E402
 from convmem.memory.store import MemoryStore  # noqa: E402
 from convmem.runtime import MemoryRuntime  # noqa: E402
+from realtext import SHARED  # noqa: E402
 
-CROSSWOZ = HERE.parent.parent / "shared" / "data" / "crosswoz" / "val.json.zip"
+CROSSWOZ = SHARED / "crosswoz" / "val.json.zip"
 KINDS = gold.KINDS
 CLOCK = "2026-01-01T00:00:00Z"
 SYSTEMS = ("naive", "rules-v1", "convmem")

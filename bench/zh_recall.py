@@ -44,9 +44,10 @@ from convmem.core.text import cjk_runs  # noqa: E402
 from convmem.memory.store import MemoryStore  # noqa: E402
 from convmem.retrieval import Retriever  # noqa: E402
 from convmem.runtime import MemoryRuntime  # noqa: E402
+from realtext import SHARED  # noqa: E402
 from scale import machine, machine_line, source_state  # noqa: E402
 
-CROSSWOZ = HERE.parent.parent / "shared" / "data" / "crosswoz" / "val.json.zip"
+CROSSWOZ = SHARED / "crosswoz" / "val.json.zip"
 SESSION = "crosswoz-val"
 NAME_SLOTS = {("餐馆", "推荐菜"), ("景点", "名称"), ("餐馆", "名称"), ("酒店", "名称")}
 QUESTIONS = ("我之前说的{}，你还记得吗？", "{}那个当时是怎么说的来着？", "再回到{}的事情上")

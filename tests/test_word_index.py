@@ -374,6 +374,31 @@ def test_a_store_whose_word_indexes_held_whole_words_is_reindexed(tmp_path: Path
         store.close()
 
 
+def test_a_chinese_query_of_every_event_type_keeps_the_substring_search(
+    backend: SqliteBackend,
+) -> None:
+    """Quoting other event types (``evidence_types = ["*"]``) takes the trigram index,
+    which has no two-character terms: the query's trigrams go there and its pairs to
+    the scan of recent events, as before the word indexes held pairs."""
+    settings = load_settings(env={}, overrides={"assembly.evidence_types": ["*"]})
+    rt = MemoryRuntime(backend.store(), settings)
+    rt.on_events(
+        [
+            Event("z", 1, "user/message", "数据库连接池上限改成 50 个"),
+            Event("z", 2, "assistant/message", "好的，上限已改", source_kind="model"),
+        ]
+    )
+    retriever = Retriever(rt.store, rt.settings)
+    for query in ("连接池上限是多少", "上限"):
+        terms, short = retriever.terms(retriever.signals(query), events=True)
+        assert all(len(t) >= 3 for t in terms) and short
+        ranked = retriever.rank_events("z", retriever.signals(query), 5)
+        assert 1 in [e.seq for e, _ in ranked], query
+    # items are always searched by word: the pairs go there
+    terms, short = retriever.terms(retriever.signals("上限"), events=False)
+    assert terms == ("上限",) and short == ()
+
+
 def _latin_words_only(text: bytes) -> str:
     return " ".join(w for w in index_words(text.decode()) if w.isascii())
 

@@ -95,7 +95,7 @@ def query_signals(text: str, max_tokens: int = 160) -> QuerySignals:
         for i in range(max(1, len(run) - 1)):
             short.setdefault(run[i : i + 2], None)
     latin = [t for t in terms if not cjk_runs(t)]
-    pairs = [t for t in content_terms(tuple(short)) if len(t) == 2 and cjk_runs(t) == [t]]
+    pairs = [t for t in content_terms(tuple(short)) if cjk_pair(t)]
     nums = tuple(dict.fromkeys(n.raw for n in numbers(text)))
     found_paths = tuple(paths(text))
     quotes = tuple(quoted_phrases(text))
@@ -253,6 +253,11 @@ def searchable(terms: Iterable[str]) -> list[str]:
     """The terms a ranked search can serve: three characters or more (a trigram's
     size), or a CJK pair, which only the word indexes serve."""
     return [t for t in terms if len(t) >= 3 or cjk_pair(t)]
+
+
+def substrings(terms: Iterable[str]) -> list[str]:
+    """The terms the trigram index serves: three characters or more (not a CJK pair)."""
+    return [t for t in terms if len(t) >= 3]
 
 
 def word_form(term: str) -> str:

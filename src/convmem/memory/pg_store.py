@@ -48,7 +48,7 @@ from convmem.memory.pg_search import (
 )
 from convmem.memory.store import MemoryStore, utc_now, word_search
 from convmem.memory.store_items import events_like, like_pattern
-from convmem.query import searchable, word_terms
+from convmem.query import searchable, substrings, word_terms
 
 
 def session_lock_key(session_id: str) -> int:
@@ -157,8 +157,7 @@ class PgMemoryStore(MemoryStore):
         if words is not None:
             rows = self._ranked(MESSAGE_WORDS, where, words, types, limit)
         else:
-            substrings = [t for t in terms if len(t) >= 3]  # a CJK pair is below trigram size
-            rows = self._ranked(EVENTS, where, substrings, types, limit)
+            rows = self._ranked(EVENTS, where, substrings(terms), types, limit)
         return [(StoredEvent.from_row(r), float(r["rank"])) for r in rows]
 
     def prefetch_events(
@@ -187,7 +186,7 @@ class PgMemoryStore(MemoryStore):
         terms = searchable(terms)
         words = word_terms(terms)
         if words is None:
-            terms = [t for t in terms if len(t) >= 3]
+            terms = substrings(terms)
         if not statuses or not terms or words == []:
             return []
         if words is not None:

@@ -30,7 +30,7 @@ from convmem.memory.store_items import (
 from convmem.memory.store_logs import LogStoreMixin
 from convmem.memory.store_skills import SkillStoreMixin
 from convmem.memory.store_views import ViewStoreMixin
-from convmem.query import searchable, word_terms
+from convmem.query import searchable, substrings, word_terms
 
 if TYPE_CHECKING:
     from convmem.memory.side_query import SideQuery
@@ -311,10 +311,10 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
                 return []
             index, match = "words_fts", word_match(where, words)
         else:
-            substrings = [t for t in terms if len(t) >= 3]  # a CJK pair is below trigram size
-            if not substrings:
+            pieces = substrings(terms)
+            if not pieces:
                 return []
-            index, match = "events_fts", " OR ".join(fts_phrase(t) for t in substrings)
+            index, match = "events_fts", " OR ".join(fts_phrase(t) for t in pieces)
             if types:
                 cond += f" AND x.type IN ({','.join('?' * len(types))})"
                 params += list(types)

@@ -14,7 +14,7 @@ from convmem.memory.models import (
     scope_sessions,
     source_seqs,
 )
-from convmem.query import searchable, session_words, word_terms
+from convmem.query import searchable, session_words, substrings, word_terms
 
 if TYPE_CHECKING:
     from convmem.core.db import MemoryDatabase
@@ -290,7 +290,7 @@ class ItemStoreMixin:
         terms = searchable(terms)
         words = word_terms(terms)
         if words is None:
-            terms = [t for t in terms if len(t) >= 3]  # a CJK pair is below trigram size
+            terms = substrings(terms)
         if not terms or words == []:
             return []
         if words is None:
