@@ -48,8 +48,8 @@ from convmem.config import load_settings  # noqa: E402
 from convmem.core.db import MemoryDatabase, register_functions  # noqa: E402
 from convmem.memory.store import MemoryStore  # noqa: E402
 from convmem.memory.store_items import fts_phrase, word_match  # noqa: E402
-from convmem.query import query_signals, selective, word_terms  # noqa: E402
-from convmem.retrieval import RANK_TERMS  # noqa: E402
+from convmem.query import query_signals, selective, substrings, word_terms  # noqa: E402
+from convmem.retrieval import RANK_TERMS, Retriever  # noqa: E402
 from convmem.runtime import MemoryRuntime  # noqa: E402
 from realtext import real_session  # noqa: E402
 from scale import (  # noqa: E402
@@ -156,16 +156,20 @@ def _queries(runtime: MemoryRuntime) -> list[str]:
 
 def child_query(db: Path, count: int) -> dict[str, Any]:
     runtime = _open(db)
+    retriever = Retriever(runtime.store, runtime.settings)
     conn = runtime.store.db.conn
     texts = _queries(runtime)
     conv: list[float] = []
     bare: list[float] = []
     bare_words: list[float] = []
     for n, text in enumerate(texts[:count]):
-        terms = [t for t in selective(query_signals(text).terms, RANK_TERMS) if len(t) >= 3]
+        sig = query_signals(text)
+        # the trigram query over the terms the pre-step ranked by before the word index
+        terms = substrings(selective(sig.terms, RANK_TERMS))
         match = " OR ".join(fts_phrase(t) for t in terms)
-        words = word_terms(terms)
-        # as the pre-step looks them up: the session's tagged words
+        # the pre-step's own ranked terms, as it looks them up: the session's tagged
+        # words (Chinese by its two-character windows since schema 12)
+        words = word_terms(retriever.terms(sig, events=True)[0])
         words_match = word_match(SESSION, words) if words else ""
         start = time.perf_counter()
         runtime.assemble(SESSION, [], query=text, log=False)
@@ -177,7 +181,7 @@ def child_query(db: Path, count: int) -> dict[str, Any]:
         start = time.perf_counter()
         if words_match:
             conn.execute(BARE_WORDS_SQL, (words_match,)).fetchall()
-        elif match:  # a CJK term: the pre-step searches the trigram index too
+        elif match:  # a term no word index holds: the pre-step searches the trigram index
             conn.execute(BARE_SQL, (match,)).fetchall()
         took_words = (time.perf_counter() - start) * 1000
         if n >= WARMUP:
