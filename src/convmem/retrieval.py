@@ -1,9 +1,10 @@
 """Deterministic, model-free retrieval of memory items and raw evidence.
 
 A query (the step's task text) becomes :class:`QuerySignals`: content terms,
-exact terms, numbers, paths and quoted phrases. Memory items come from trigram
-FTS matches (a LIKE scan serves terms too short for trigrams) plus the session's
-standing user constraints and decisions, scored by the formula below. Raw
+exact terms, numbers, paths and quoted phrases. Memory items come from full-text
+matches (the word index holds word stems and Chinese two-character windows; a LIKE
+scan serves what no index holds) plus the session's standing user constraints and
+decisions, scored by the formula below. Raw
 evidence comes from the selected items' source events, exact matches of numbers,
 paths and quotes, and a BM25 ranking of the events themselves in which a hit
 also lifts the turns around it (the one that answers it most).
