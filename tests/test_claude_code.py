@@ -459,6 +459,69 @@ def test_a_reservation_whose_line_never_comes_is_closed_by_a_later_reply() -> No
     ] == [4]
 
 
+REPEATED = "Just force push it."
+
+
+def _feedback(n: int) -> dict[str, Any]:
+    return {"type": "user", "isMeta": True, "message": {"content": f"Stop hook feedback {n}"}}
+
+
+def _said(text: str) -> dict[str, Any]:
+    return {"type": "assistant", "message": {"content": text}}
+
+
+def _asked() -> TranscriptParser:
+    parser = TranscriptParser("s")
+    parser.reserve_prompt("publish?", "p1")
+    parser.parse_line(1, {"type": "user", "promptId": "p1", "message": {"content": "publish?"}})
+    return parser
+
+
+def test_a_blocked_reply_repeated_word_for_word_is_a_new_reply() -> None:
+    """``stop_hook_active``: the model answers a Stop hook's feedback. The same words
+    again are a new reply for validation to judge, whether or not the first reply's
+    line is in the file yet; its line and the repeat's each settle one reservation."""
+    parser = _asked()
+    first = parser.reserve_reply(REPEATED)
+    again = parser.reserve_reply(REPEATED, continued=True)  # no line written yet
+    assert first is not None and again is not None and again.seq == first.seq + 1
+    assert parser.parse_line(2, _said(REPEATED)) == []
+    assert [e.type for e in parser.parse_line(3, _feedback(1))] == ["user/message"]
+    assert parser.parse_line(4, _said(REPEATED)) == []
+    assert parser.state["pending"] == []
+    # the first reply's line read, its feedback not yet: the repeat is new
+    parser = _asked()
+    assert parser.reserve_reply(REPEATED) is not None
+    assert parser.parse_line(2, _said(REPEATED)) == []
+    assert parser.reserve_reply(REPEATED, continued=True) is not None
+    # seen on 2.1.328: even the prompt's line came only after the first Stop
+    parser = TranscriptParser("s")
+    parser.reserve_prompt("publish?", "p1")
+    assert parser.reserve_reply(REPEATED) is not None
+    prompt = {"type": "user", "promptId": "p1", "message": {"content": "publish?"}}
+    assert parser.parse_line(1, prompt) == parser.parse_line(2, _said(REPEATED)) == []
+    assert parser.reserve_reply(REPEATED, continued=True) is not None
+
+
+def test_a_repeat_whose_line_was_read_after_the_feedback_is_not_stored_twice() -> None:
+    parser = _asked()
+    assert parser.reserve_reply(REPEATED) is not None
+    parser.parse_line(2, _said(REPEATED))
+    parser.parse_line(3, _feedback(1))
+    [repeat] = parser.parse_line(4, _said(REPEATED))  # the file had it: read as new
+    assert repeat.type == "assistant/message"
+    # the next hook process reads on from the stored state
+    later = TranscriptParser("s", json.loads(json.dumps(parser.state)))
+    assert later.reserve_reply(REPEATED, continued=True) is None
+    assert parser.reserve_reply(REPEATED, continued=True) is None
+
+
+def test_a_second_stop_for_the_same_reply_stores_it_once() -> None:
+    parser = _asked()
+    assert parser.reserve_reply(REPEATED) is not None
+    assert parser.reserve_reply(REPEATED) is None  # not continued: the same reply
+
+
 # --- the hook, through a real process -------------------------------------------------------
 
 

@@ -92,6 +92,35 @@ def test_the_stop_hook_repairs_a_blocked_reply_a_bounded_number_of_times(
     assert not (store / "convmem.log").exists(), (store / "convmem.log").read_text()
 
 
+def test_a_reply_repeated_word_for_word_after_a_block_is_judged_again(
+    claude: Path, tmp_path: Path
+) -> None:
+    """The model answers the repair reminder with the very reply it was blocked for:
+    a new reply all the same, blocked again while attempts remain."""
+    home, project, store = tmp_path / "home", tmp_path / "proj", tmp_path / "convmem"
+    home.mkdir()
+    _install(project, store, VALIDATION)
+    with FakeModel(log_path=tmp_path / "requests.jsonl") as fm:
+        fm.add_rule(lambda r: True, Reply("Just force push it."))
+        env = claude_env(home, fm.base_url, CONVMEM_HOME=str(store))
+        result = prompt(claude, project, env, "How do we publish the branch?", None)
+        asked = list(fm.main_requests())
+    assert len(asked) == 3, [r.last_user_text[:100] for r in asked]
+    assert f"{REMINDER} 1 of 2)" in asked[1].last_user_text
+    assert f"{REMINDER} 2 of 2)" in asked[2].last_user_text
+    assert result["result"] == "Just force push it."
+    db = MemoryStore.open(str(store / "memory.sqlite"))
+    try:
+        sid = str(result["session_id"])
+        logs = db.validation_logs(sid)
+        assert [bool(v["blocked"]) for v in logs] == [True, True, False], logs
+        assert db.count_repair_reminders(sid) == 2
+        replies = [e for e in db.events(sid) if e.type == "assistant/message"]
+        assert [e.text for e in replies] == ["Just force push it."] * 3
+    finally:
+        db.close()
+
+
 @pytest.mark.parametrize("setting", ["auto", "reinject-off", "billion-context"])
 def test_compaction_settings_change_what_claude_code_receives(
     claude: Path, tmp_path: Path, setting: str

@@ -97,6 +97,9 @@ class TranscriptParser:
         self.version: str | None = state.get("version")
         #: key of the last reply text read from the file (see :meth:`reserve_reply`)
         self.last_reply: str | None = state.get("reply")
+        #: key of the last reply read from the file as a new one (not the line of a
+        #: reservation) since the last Stop hook's reply (see :meth:`reserve_reply`)
+        self.replied_since_stop: str | None = state.get("replied")
 
     @property
     def state(self) -> dict[str, Any]:
@@ -114,6 +117,8 @@ class TranscriptParser:
             state["version"] = self.version
         if self.last_reply:
             state["reply"] = self.last_reply
+        if self.replied_since_stop:
+            state["replied"] = self.replied_since_stop
         return state
 
     # --- sequence numbers ------------------------------------------------------------
@@ -191,18 +196,29 @@ class TranscriptParser:
             self.session_id, seq, "user/message", text, when or _now_iso(), self.turn, role="user"
         )
 
-    def reserve_reply(self, text: str, when: str | None = None) -> Event | None:
+    def reserve_reply(
+        self, text: str, when: str | None = None, continued: bool = False
+    ) -> Event | None:
         """The event for the final reply when the Stop hook runs before its line is written.
 
         Claude Code hands the Stop hook the reply (``last_assistant_message``) but may
         not have appended it to the transcript yet (seen on 2.1.328, about one time
         in two); validation must judge it now. The line, when it comes, settles the
-        reservation instead of adding a second event. None: the file already had it.
+        reservation instead of adding a second event. None: the file already had it,
+        or this Stop was already told of it.
+
+        ``continued`` (the payload's ``stop_hook_active``): the model is answering a
+        Stop hook's feedback, so this is a new reply even in the words of the last
+        one (a model repeating the reply a check blocked); the file had it only if a
+        reply in these words was read as a new one since the last Stop. Lines come
+        late (the first reply's, even the prompt's, after the first Stop), so what
+        was read since then says nothing more.
         """
         key = _prompt_key(text)
-        if key == self.last_reply or any(
-            p["kind"] == "reply" and p.get("key") == key for p in self.pending
-        ):
+        read = key == (self.replied_since_stop if continued else self.last_reply)
+        waiting = any(p["kind"] == "reply" and p.get("key") == key for p in self.pending)
+        self.replied_since_stop = None
+        if read or (waiting and not continued):
             return None
         # An older reservation stays open: Claude Code may write a reply's line after
         # the next Stop (seen on 2.1.328 when a blocked reply was repaired), and a
@@ -380,6 +396,8 @@ class TranscriptParser:
         if text.strip() and not synthetic:
             self.last_reply = _prompt_key(text)
             stored = self._settle("reply", text=text)
+            if not stored:
+                self.replied_since_stop = self.last_reply
         if text.strip() and not stored:
             events.append(
                 self._event(
@@ -497,10 +515,12 @@ def capture_transcript(
     prompt: str | None = None,
     prompt_id: str | None = None,
     reply: str | None = None,
+    continued: bool = False,
     compacted: bool = False,
 ) -> TranscriptParser:
     """Capture what the transcript gained since the stored cursor (plus a prompt or reply
-    the hook payload carries ahead of its line).
+    the hook payload carries ahead of its line; ``continued``: see
+    :meth:`TranscriptParser.reserve_reply`).
 
     One write transaction covers cursor, events and derived memory, so two hook
     processes never interleave and a failure leaves the cursor where it was.
@@ -528,7 +548,7 @@ def capture_transcript(
         if prompt and prompt.strip() and not is_slash_command(prompt):
             events.append(parser.reserve_prompt(prompt, prompt_id))
         if reply and reply.strip():
-            reserved_reply = parser.reserve_reply(reply)
+            reserved_reply = parser.reserve_reply(reply, continued=continued)
             if reserved_reply is not None:
                 events.append(reserved_reply)
         if events:

@@ -363,6 +363,7 @@ def _stop(runtime: MemoryRuntime, session_id: str, payload: Payload) -> Output:
         session_id,
         _str(payload, "transcript_path"),
         reply=_str(payload, "last_assistant_message"),
+        continued=payload.get("stop_hook_active") is True,
     )
     reason = runtime.repair_block(session_id)
     return None if reason is None else {"decision": "block", "reason": reason}
