@@ -31,6 +31,7 @@ import sys
 import time
 import zipfile
 from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -57,9 +58,16 @@ BATCH = 200
 K1, B = 1.2, 0.75
 
 
+@lru_cache(maxsize=1)
+def dialogues() -> dict[str, Any]:
+    with zipfile.ZipFile(CROSSWOZ) as zf:
+        data: dict[str, Any] = json.loads(zf.read("val.json"))
+    return data
+
+
 def session() -> list[Event]:
     """The validation dialogues, in id order, as one session's events."""
-    data = json.loads(zipfile.ZipFile(CROSSWOZ).read("val.json"))
+    data = dialogues()
     events: list[Event] = []
     for dialogue_id in sorted(data, key=int):
         for m in data[dialogue_id]["messages"]:
@@ -84,7 +92,7 @@ def session() -> list[Event]:
 
 def names(events: list[Event]) -> list[str]:
     """The distinctive names the people asked for, in the order first said."""
-    data = json.loads(zipfile.ZipFile(CROSSWOZ).read("val.json"))
+    data = dialogues()
     wanted: dict[str, None] = {}
     for dialogue_id in sorted(data, key=int):
         for m in data[dialogue_id]["messages"]:
