@@ -196,6 +196,23 @@ COMMIT_MORE = re.compile(
 ZH_COMMIT_MORE = re.compile(
     r"(?:报了|挂了|订了|定在|准备|我去|先用|先上|先不(?:开|做|搞|上|管)|这期不做|不做了|放弃|交了定金|下单)"
 )
+#: A guess or a feeling phrased with a modal, not an obligation: "that must have been the
+#: cache", "it must be the proxy", "it can't be the lock", "I can't believe it ran twice",
+#: "can't wait to see it".
+#: Its words (all but the subject, ``who``) are taken out before the modal and "needs"
+#: cues and the clause's words are read.
+EPISTEMIC = re.compile(
+    r"\bmust(?:'ve|\s+have)\s+(?:been|gone|done|made|got|gotten|hit|put|set|read|left|lost|run"
+    r"|seen|taken|given|broken|written|forgotten|hidden|chosen|stolen|[a-z]+ed)\b"
+    r"|\b(?P<who>it|that|this|there|you|he|she|they|which|what)\s+(?:must|can't|cannot|couldn't)\s+be"
+    r"\s+(?:the|a|an|some|something|someone|why|because|from|caused|coming|related|so|really|very"
+    r"|pretty|quite|nice|fun|hard|tough|tired|sick|bored|busy|kidding|joking|right|wrong|thinking"
+    r"|worried|proud|happy|glad|excited|relieved|great|awesome|amazing|frustrating|annoying"
+    r"|exhausted|exhausting|it|it's)\b"
+    r"|\bcan(?:'t|not|\s+not)\s+(?:believe|wait|imagine|picture|thank|stop|help but|get over)\b"
+    r"|\bcouldn't\s+have\b",
+    _I,
+)
 #: A requirement stated with "needs": "the hotel needs free parking", "it needs CarPlay".
 NEEDS = re.compile(
     r"\b(?:needs|requires|must have|has to have)\s+(?!to\b|help\b|you\b|me\b|us\b)\w", _I

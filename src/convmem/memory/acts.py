@@ -65,6 +65,11 @@ _ZH_NEGATION = re.compile(r"[不别没勿]")
 _WORDS = re.compile(r"\w+")
 
 
+def _unbound(lower: str) -> str:
+    """The clause without the words of its guesses (see ``act_cues.EPISTEMIC``)."""
+    return vocab.EPISTEMIC.sub(lambda m: f" {m['who'] or ''} ", lower)
+
+
 @dataclass(frozen=True)
 class Context:
     """What a clause's surroundings say about it."""
@@ -83,6 +88,9 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
     low = text.strip()
     lower = low.lower()
     said = CueText(low)
+    # a guess ("that must have been the cache") binds no one: its modal is not counted
+    binding = _unbound(lower) if "must" in lower or "can" in lower else lower
+    bound = CueText(binding)
     numbers = find_numbers(low)
     values = [n for n in numbers if n.type != "version"]
     on: set[str] = set()
@@ -98,9 +106,9 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
     flag("act:request", said.search(vocab.REQUEST) or (zh and said.search(vocab.ZH_REQUEST)))
     flag("act:standing_imperative", said.match(vocab.STANDING_IMPERATIVE))
     flag("act:standing", said.search(vocab.STANDING) or (zh and said.search(vocab.ZH_STANDING)))
-    flag("act:modal", said.search(vocab.MODAL) or (zh and said.search(vocab.ZH_MODAL)))
-    flag("act:you_rule", said.match(vocab.SECOND_PERSON_RULE))
-    flag("act:needs", said.search(vocab.NEEDS))
+    flag("act:modal", bound.search(vocab.MODAL) or (zh and said.search(vocab.ZH_MODAL)))
+    flag("act:you_rule", bound.match(vocab.SECOND_PERSON_RULE))
+    flag("act:needs", bound.search(vocab.NEEDS))
     flag("act:zh_named_choice", zh and said.search(vocab.ZH_NAMED_CHOICE))
     flag("act:zh_subject_value", zh and len(low) <= 18 and said.match(vocab.ZH_SUBJECT_VALUE))
     flag("act:commit", said.search(vocab.COMMIT) or (zh and said.search(vocab.ZH_COMMIT)))
@@ -115,7 +123,7 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
     )
     flag(
         "act:negated",
-        _NEGATION.search(lower) or (zh and _ZH_NEGATION.search(low)),
+        _NEGATION.search(binding) or (zh and _ZH_NEGATION.search(low)),
     )
     flag("act:prefer", said.search(vocab.PREFER) or (zh and said.search(vocab.ZH_PREFER)))
     flag("act:open_choice", said.search(vocab.OPEN) or (zh and said.search(vocab.ZH_OPEN)))
@@ -165,7 +173,7 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
                 on.add(f"zhstart:{cue}")
         size = len(low) // _ZH_LEN_UNIT
     else:
-        words = _WORD.findall(lower)
+        words = _WORD.findall(binding)
         for w in set(words):
             on.add(f"w:{w}")
         if words:
