@@ -357,3 +357,16 @@ BARE_NO = re.compile(
     r"^(?:[\s，。！、,.!了吧啊呢]*(?:先不要|先别|不要|不用|不行|不是|算了|没有|别|不))+"
     r"[\s，。！、,.!了吧啊呢]*$"
 )
+#: A go-ahead with nothing of its own: "ok let's keep going", "go for it", "keep it up",
+#: "let's move on to the next file". It moves the work on; it decides and limits nothing.
+GO_AHEAD = re.compile(
+    r"^(?:(?:ok(?:ay)?|alright|right|yes|yeah|yep|sure|cool|great|good|so|then|and)[\s,!.]+)*"
+    r"(?:(?:let's|lets|let us|we'll|we will|i'll|i will|please)\s+)?(?:just\s+)?"
+    r"(?:keep (?:going|at it|pushing|moving(?: forward)?|it up|each other going)"
+    r"|go (?:on|ahead|for it)|carry on|continue|proceed|move on"
+    r"|do (?:this|it|that|my best|our best)|get (?:going|started)"
+    r"|(?:never|don't|do not|not) give up)"
+    r"(?:[\s,]+(?:then|now|buddy|man|guys|together|with (?:it|this|that)"
+    r"|to the next (?:one|step|file|part|thing|item)))*[\s!.~]*$",
+    _I,
+)
