@@ -180,6 +180,18 @@ def test_long_needles_find_the_same_rows_on_both_backends(
     lite.close()
 
 
+def test_the_short_term_fallback_keeps_the_newest_items_on_both_backends(
+    twins: tuple[MemoryStore, MemoryStore],
+) -> None:
+    # a one-character word is found by a substring scan capped at a limit: in a long
+    # session the cap must keep the items said last, not the first ones
+    shared, lite, session = _one_session_each(twins, [f"第{n}只猫要喂" for n in range(30)])
+    for store in (shared, lite):
+        found = store.like_items(session, ["猫"], 10, ("active",))
+        assert [i.derived_from_seq for i in found] == list(range(29, 19, -1)), store.backend
+    lite.close()
+
+
 def test_bm25_statistics_are_per_session_on_postgresql_only(
     twins: tuple[MemoryStore, MemoryStore],
 ) -> None:

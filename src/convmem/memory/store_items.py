@@ -345,7 +345,9 @@ class ItemStoreMixin:
     def like_items(
         self, where: str | Scope, terms: Sequence[str], limit: int, statuses: Sequence[str]
     ) -> list[MemoryItem]:
-        """Fallback for short terms the trigram index cannot serve."""
+        """Fallback for short terms the trigram index cannot serve: the newest ``limit``
+        items holding one, the scope's own session first (a long session's oldest items
+        would otherwise fill the limit)."""
         terms = [t for t in terms if t]
         if not terms:
             return []
@@ -355,7 +357,7 @@ class ItemStoreMixin:
         rows = self.db.query(
             f"SELECT * FROM memory_items WHERE {scope_cond} AND ({cond})"
             f" AND status IN ({','.join('?' * len(statuses))})"
-            f" ORDER BY {order}, derived_from_seq, id LIMIT ?",
+            f" ORDER BY {order}, COALESCE(derived_from_seq, -1) DESC, id LIMIT ?",
             [*params, *(like_pattern(t) for t in terms), *statuses, *order_params, limit],
         )
         return [MemoryItem.from_row(r) for r in rows]
