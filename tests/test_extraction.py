@@ -371,6 +371,18 @@ def test_task_state_is_patched_from_user_messages(tmp_path: Path) -> None:
     assert state.open_items == ["TODO: add retries to the upload."]
 
 
+def test_what_could_have_been_done_is_no_progress(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    said = [
+        "I couldn't have done it without you.",
+        "We should've shipped it last week.",
+        "honestly we should have finished this in march",
+        "I've done the migration on staging.",
+    ]
+    rt.on_events([Event("k", n, "user/message", text) for n, text in enumerate(said, 1)])
+    assert rt.store.task_state("k").progress == ["I've done the migration on staging."]
+
+
 def test_a_chinese_must_is_a_rule_but_had_to_is_not() -> None:
     from convmem.memory.acts import classify
 
