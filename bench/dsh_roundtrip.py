@@ -6,6 +6,7 @@ memory block is actually assembled and returned, then times N ``pre_step`` reque
 from write to reply on the pipes. Usage::
 
     python bench/dsh_roundtrip.py [--events 400] [--steps 500] [--out bench/results]
+    python bench/dsh_roundtrip.py --events 10000 --steps 300 --name dsh-roundtrip-1e4
 """
 
 from __future__ import annotations
@@ -153,6 +154,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=400)
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
+    parser.add_argument("--name", default="dsh-roundtrip", help="result file name, no suffix")
     args = parser.parse_args()
     result = run(args.events, args.steps)
     rt = result["round_trip_ms"]
@@ -163,7 +165,7 @@ def main() -> None:
         f" JSON alone median {result['transport_floor_ms']['median']} ms)"
     )
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "dsh-roundtrip.json").write_text(json.dumps(result, indent=2) + "\n", "utf-8")
+    (args.out / f"{args.name}.json").write_text(json.dumps(result, indent=2) + "\n", "utf-8")
 
 
 if __name__ == "__main__":

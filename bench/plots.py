@@ -66,6 +66,7 @@ def load_all(results: Path) -> dict[str, dict[str, Any] | None]:
         "capture": load(newest(results, "capture-*.json")),
         "hook": load(results / "hook-latency.json"),
         "dsh": load(results / "dsh-roundtrip.json"),
+        "dsh-1e4": load(results / "dsh-roundtrip-1e4.json"),
         "pg": load(newest(results, "pg-compare*.json") or newest(results, "pg_compare*.json")),
         "range": load(newest(results, "fts-session-range-*.json")),
         "realscale": load(newest(results, "realscale-2*.json")),
@@ -543,6 +544,7 @@ def sec_targets(res: dict[str, dict[str, Any] | None]) -> str | None:
                     word[max(gaps) <= 3],
                 )
             )
+    rows += _realscale_targets(res, word)
     if sc:
         t = sc["targets"]
         a, b, c = (
@@ -551,10 +553,14 @@ def sec_targets(res: dict[str, dict[str, Any] | None]) -> str | None:
             t["p50_growth_per_10x_le_2"],
         )
         value = "—" if a["value_ms"] is None else f"{a['value_ms']:.2f} ms"
-        rows.append(("pre-step p50 ≤ 5 ms at 1e5 events", value, word[a["met"]]))
-        rows.append(("pre-step p50 within 5× bare FTS5 at 1e5", f"{b['value']}×", word[b["met"]]))
+        synthetic = "templated short messages (an earlier target):"
+        rows.append((f"{synthetic} pre-step p50 ≤ 5 ms at 1e5 events", value, word[a["met"]]))
+        rows.append(
+            (f"{synthetic} pre-step p50 within 5× bare FTS5 at 1e5", f"{b['value']}×",
+             word[b["met"]])
+        )  # fmt: skip
         growth = ", ".join(f"{k.replace('->', ' → ')}: {v}×" for k, v in c["values"].items())
-        rows.append(("10× more events costs ≤ 2× p50", growth, word[c["met"]]))
+        rows.append((f"{synthetic} 10× more events costs ≤ 2× p50", growth, word[c["met"]]))
     hook = res["hook"]
     if hook and "target_ratio" in hook:
         target = hook["target_ratio"]
@@ -572,6 +578,32 @@ def sec_targets(res: dict[str, dict[str, Any] | None]) -> str | None:
     if not rows:
         return None
     return table(("target", "measured", "status"), rows, "lll")
+
+
+def _realscale_targets(
+    res: dict[str, dict[str, Any] | None], word: dict[bool | None, str]
+) -> list[Sequence[Any]]:
+    """The long-session targets: real text (``realscale``) and DSH at 1e4 events."""
+    rows: list[Sequence[Any]] = []
+    doc = res["realscale"]
+    if doc:
+        from realscale import checks, met
+
+        for what, value, target, most in checks(doc["sizes"]):
+            events, _, check = what.replace(" -> ", " → ").partition(": ")
+            sign = "≤" if most else "≥"
+            rows.append(
+                (f"real text, {events} events: {check} {sign} {target:g}", f"{value:.2f}",
+                 word[met(value, target, most)])
+            )  # fmt: skip
+    dsh = res["dsh-1e4"]
+    if dsh:
+        p50 = dsh["round_trip_ms"]["median"]
+        rows.append(
+            (f"DSH pre-step round trip p50 ≤ 5 ms at {dsh['events']:,} events", f"{p50:.2f} ms",
+             word[p50 <= 5])
+        )  # fmt: skip
+    return rows
 
 
 def _ks(figures: dict[str, float]) -> str:

@@ -71,6 +71,11 @@ run capture "$OUT/capture.txt" "$PY" bench/capture.py --out "$OUT" $(small --eve
 # shellcheck disable=SC2046
 [[ -f bench/dsh_roundtrip.py ]] && run dsh-roundtrip "$OUT/dsh-roundtrip.txt" \
     "$PY" bench/dsh_roundtrip.py --out "$OUT" $(small --steps 100)
+# the DSH target is at a 1e4-event session
+# shellcheck disable=SC2046
+[[ -f bench/dsh_roundtrip.py ]] && run dsh-roundtrip-1e4 "$OUT/dsh-roundtrip-1e4.txt" \
+    "$PY" bench/dsh_roundtrip.py --out "$OUT" --events 10000 --name dsh-roundtrip-1e4 \
+    $(small --steps 100 || echo --steps 300)
 # the real hosts over 40 scripted turns (needs .ci/install-hosts.sh)
 [[ -f bench/host_pileup.py ]] && run host-pileup "$OUT/host-pileup.txt" \
     "$PY" bench/host_pileup.py --out "$OUT"
