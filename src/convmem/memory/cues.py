@@ -20,8 +20,9 @@ GOAL: Final = re.compile(
 #: (not after a modal: "I couldn't have done it without you" is thanks, "we should have
 #: shipped it" a regret)
 PROGRESS: Final = re.compile(
-    r"\b(?:is|are|was|were|now|just|has|been|(?<!could )(?<!couldn't )(?<!would )(?<!wouldn't )"
-    r"(?<!should )(?<!shouldn't )(?<!might )(?<!must )have|(?<!could)(?<!would)(?<!should)'ve)"
+    r"\b(?:is|are|was|were|now|just|has|been"
+    r"|(?<!could )(?<!couldn't )(?<!would )(?<!wouldn't )(?<!should )(?<!shouldn't )(?<!might )"
+    r"(?<!must )have|(?<!could)(?<!would)(?<!should)(?<!might)(?<!must)'ve)"
     r"\s+(?:done|finished|completed|shipped|"
     r"merged|fixed|working|passing)\b|\bdone with\b|\bworks now\b|^(?:finished|done|fixed)\b"
     r"|完成了|做完了|已完成|搞定了|修好了",

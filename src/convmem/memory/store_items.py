@@ -357,7 +357,7 @@ class ItemStoreMixin:
         rows = self.db.query(
             f"SELECT * FROM memory_items WHERE {scope_cond} AND ({cond})"
             f" AND status IN ({','.join('?' * len(statuses))})"
-            f" ORDER BY {order}, COALESCE(derived_from_seq, -1) DESC, id LIMIT ?",
+            f" ORDER BY {order}, derived_from_seq DESC NULLS LAST, id LIMIT ?",
             [*params, *(like_pattern(t) for t in terms), *statuses, *order_params, limit],
         )
         return [MemoryItem.from_row(r) for r in rows]
