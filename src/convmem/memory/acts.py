@@ -67,7 +67,7 @@ _WORDS = re.compile(r"\w+")
 
 def _unbound(lower: str) -> str:
     """The clause without the words of its guesses (see ``act_cues.EPISTEMIC``)."""
-    return vocab.EPISTEMIC.sub(lambda m: f" {m['who'] or ''} ", lower)
+    return vocab.EPISTEMIC.sub(lambda m: f" {m['who'] or m['whose'] or ''} ", lower)
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,12 @@ GOAL: Final = re.compile(
     r"|(?:目标是|任务是|我们要做|我们在做)(.+)",
     _I,
 )
-#: (not after a modal: "I couldn't have done it without you" is thanks, "we should have
-#: shipped it" a regret)
+#: (not after could, would or must: "I couldn't have done it without you" is thanks, "we
+#: would have shipped it" did not happen; "that should have fixed it" is still news)
 PROGRESS: Final = re.compile(
-    r"\b(?:is|are|was|were|now|just|has|been"
-    r"|(?<!could )(?<!couldn't )(?<!would )(?<!wouldn't )(?<!should )(?<!shouldn't )(?<!might )"
-    r"(?<!must )have|(?<!could)(?<!would)(?<!should)(?<!might)(?<!must)'ve)"
+    r"\b(?:is|are|was|were|now|just|has|(?<!could have )(?<!would have )(?<!must have )been"
+    r"|(?<!could )(?<!couldn't )(?<!would )(?<!wouldn't )(?<!must )have"
+    r"|(?<!could)(?<!would)(?<!must)'ve)"
     r"\s+(?:done|finished|completed|shipped|"
     r"merged|fixed|working|passing)\b|\bdone with\b|\bworks now\b|^(?:finished|done|fixed)\b"
     r"|完成了|做完了|已完成|搞定了|修好了",
