@@ -282,11 +282,20 @@ def candidates(text: str, from_user: bool = True, after_question: bool = False) 
             # its own and is ruled by the first one's
             act = acts.Act(out[-1].kind, "a value under the previous clause's verb", act.features,
                            act.numbers)  # fmt: skip
-        reading = subjects.read(body, clause.opener)
         kind = act.kind
+        # a clause of nothing is kept only as a correction or a retraction: read its
+        # subject and rejected values when it has a cue of one (most have none)
+        reading = (
+            subjects.read(body, clause.opener)
+            if kind is not None
+            or not from_user
+            or clause.corrects
+            or subjects.says_about_earlier(body, clause.opener)
+            else None
+        )
         if not from_user:
             act.numbers = find_numbers(body)
-        retraction = bool(from_user and reading.retract_target)
+        retraction = bool(from_user and reading is not None and reading.retract_target)
         asks = (
             "act:request" in act.features
             or "act:question" in act.features
@@ -320,12 +329,13 @@ def candidates(text: str, from_user: bool = True, after_question: bool = False) 
         correction_only = False
         if from_user and kind is None and not retraction:
             values = [n for n in act.numbers if n.type != "version"]
-            if (reading.correction or clause.corrects) and (
-                values or reading.names or reading.rejected
+            if reading is None or not (
+                (reading.correction or clause.corrects)
+                and (values or reading.names or reading.rejected)
             ):
-                correction_only = True
-            else:
                 continue
+            correction_only = True
+        assert reading is not None  # a clause kept so far has a kind or a cue, and was read
         if (
             from_user
             and kind == "constraint"

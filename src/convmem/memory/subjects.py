@@ -426,6 +426,13 @@ class Reading:
     hearsay: bool = False
 
 
+def says_about_earlier(text: str, opener: str = "") -> bool:
+    """Whether a clause holds a correction or retraction cue: without one, its
+    :func:`read` has neither ``correction`` nor ``retract_target`` set."""
+    cue = CueText(f"{opener} {text}".strip())
+    return cue.search(_CORRECTION) or cue.search(_RETRACT_WORDS)
+
+
 def read(text: str, opener: str = "") -> Reading:
     """Subject, correction cues, rejected old values and a retraction target of a clause."""
     whole = f"{opener} {text}".strip()
