@@ -386,3 +386,16 @@ GO_AHEAD = re.compile(
     r"|to the next (?:one|step|file|part|thing|item)))*[\s!.~]*$",
     _I,
 )
+#: A choice settled in the idiom "X it is", at the end of a clause: "Biscuit it is",
+#: "that's way over, mom's house it is", "blue/green it is then" (``search`` it).
+#: The named thing is what was chosen ("here it is", "it is what it is" name nothing).
+_NOT_A_CHOICE = (
+    r"(?!(?:here|there|this|that|what\w*|who\w*|where\w*|how\w*|which|why|so|it|now|i|you|we|ok|okay"
+    r"|they|he|she|know|knows|think|see|is|was|be)\b)"
+)
+SETTLED_CHOICE = re.compile(
+    r"(?:^|[,;:!]\s*|\.\s+|\b(?:ok(?:ay)?|alright|right|fine|so|then|cool|great)[\s,!.]+)"
+    rf"(?P<choice>{_NOT_A_CHOICE}[\w'/.+#-]+(?:\s+{_NOT_A_CHOICE}[\w'/.+#-]+){{0,4}})"
+    r"\s+it is(?:\s+then)?[\s!.]*$",
+    _I,
+)

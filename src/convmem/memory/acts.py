@@ -267,6 +267,17 @@ def classify(text: str, ctx: Context = Context()) -> Act:
     return Act(kind, "model", names, numbers, parts, p)
 
 
+#: The rule of a choice settled as "X it is" (see :func:`settled_choice`).
+SETTLED = "a choice settled: 'X it is'"
+
+
+def settled_choice(act: Act, text: str) -> int:
+    """Where the choice of a clause settled as "X it is" starts (0: at the start, or
+    not such a clause): "that's way over, mom's house it is" keeps "mom's house it is"."""
+    found = vocab.SETTLED_CHOICE.search(text) if act.kind == "decision" else None
+    return found.start("choice") if found else 0
+
+
 def guide_rule(
     kind: str | None, names: set[str], text: str, numbers: list[Value]
 ) -> tuple[str | None, str] | None:
@@ -290,6 +301,8 @@ def guide_rule(
         and not values
     ):
         return None, "a one-off task for the assistant"
+    if kind in (None, "fact") and vocab.SETTLED_CHOICE.search(text):
+        return "decision", SETTLED
     if kind in (None, "fact") and not asks and vocab.ZH_MUST.search(text):
         return "constraint", "a must (必须, 不得, 禁止)"
     if kind is None and not asks and "act:narration" not in names:

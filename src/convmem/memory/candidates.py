@@ -277,6 +277,12 @@ def candidates(text: str, from_user: bool = True, after_question: bool = False) 
         if not from_user and not _proposal(clause):
             continue
         act = acts.classify(body, ctx) if from_user else acts.Act("proposal", "assistant")
+        lead = acts.settled_choice(act, body) if from_user else 0
+        if lead:
+            # what comes before the choice is another remark ("that blows the 15 min.")
+            clause = dataclasses.replace(clause, text=body[lead:], start=clause.start + lead)
+            body = clause.text
+            act = acts.classify(body, ctx)
         if from_user and out and out[-1].index == index - 1 and _continues(clause, out[-1], act):
             # "Keep p95 under 200 ms and the timeout at 30 s": the second value has no verb of
             # its own and is ruled by the first one's

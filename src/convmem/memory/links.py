@@ -20,10 +20,13 @@ the session's length.
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from convmem.core.text import has_cjk
 from convmem.memory import subjects
 from convmem.memory.candidates import Candidate
 from convmem.memory.models import MemoryItem, Scope
@@ -123,6 +126,82 @@ def _types(numbers: Sequence[dict[str, object]]) -> set[str]:
     }
 
 
+#: Two values this close (the larger over the smaller) can be one value put right:
+#: 11 people and then 13, $2,600 and then $2,900, 14 lbs and then 15.5.
+NEAR = 1.5
+
+
+def _magnitudes(numbers: Sequence[dict[str, object]]) -> list[float]:
+    out = []
+    for n in numbers:
+        for key in ("value", "high"):
+            v = n.get(key)
+            if isinstance(v, int | float) and not isinstance(v, bool) and v > 0:
+                out.append(float(v))
+    return out
+
+
+def _near(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]) -> bool:
+    """Some value of ``a`` is within :data:`NEAR` of some value of ``b``."""
+    return any(max(x, y) <= NEAR * min(x, y) for x in _magnitudes(a) for y in _magnitudes(b))
+
+
+def _counts(numbers: Sequence[dict[str, object]]) -> bool:
+    """Only bare numbers: "make it 15", "we're 13 now"."""
+    return bool(numbers) and all(n.get("type") == "number" and not n.get("unit") for n in numbers)
+
+
+def _latest_value(cand: Candidate, pool: Sequence[MemoryItem]) -> tuple[MemoryItem, str] | None:
+    """The newest item a correction puts right when no item shares its subject: the
+    latest value in the same unit; when the correction names no subject at all, the
+    latest date or time, or, for a bare number, the latest count near it ("make it 15"
+    after "bump to 13"; not in Chinese, where "2号" is a day of the month)."""
+    units = _units(cand.numbers)
+    if units:
+        same = [i for i in pool if units & _units(i.numbers)]
+        if same:
+            return same[-1], "a correction of the latest value in that unit"
+    if cand.topic:
+        return None
+    # without a unit to compare, only a date or a time says what kind of value it is
+    types = {str(n["type"]) for n in cand.numbers if n.get("type") in ("date", "time")}
+    if types:
+        same = [i for i in pool if types & {str(n["type"]) for n in i.numbers}]
+        if same:
+            return same[-1], "a correction of the latest value of that type"
+    if _counts(cand.numbers) and not has_cjk(cand.content):
+        counts = [
+            i
+            for i in pool
+            if any(n.get("type") in ("number", "quantity") for n in i.numbers)
+            and _near(cand.numbers, i.numbers)
+        ]
+        if counts:
+            return counts[-1], "a correction of the latest count near it"
+    return None
+
+
+_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
+
+
+def _option_words(text: str) -> set[str]:
+    """What can name an option: the content words, the parts of a compound name
+    ("redis_rate", "bert-base", "multi-region") and short acronyms ("EV or OV")."""
+    words = subjects.content_words(text)
+    parts = {p for w in words for p in re.split(r"[_./+-]", w) if len(p) >= 3}
+    return words | parts | {a.lower() for a in _ACRONYM.findall(text)}
+
+
+def _same_option(a: set[str], b: set[str]) -> bool:
+    """The two sets name an option in common: a word of both, or a name and its longer
+    form ("watermelon" and "WatermelonDB")."""
+    if a & b:
+        return True
+    return any(
+        (x.startswith(y) or y.startswith(x)) and min(len(x), len(y)) >= 5 for x in a for y in b
+    )
+
+
 def _overlap(a: str, b: str) -> int:
     return len(subjects.subject_words(a) & subjects.subject_words(b))
 
@@ -162,6 +241,11 @@ def relate(
         return None
     reading = cand.reading
     pool = _pool(store, session_id, cand, seq, same_event, others, newest)
+    if reading.change and not reading.correction:
+        # a change puts right only what an earlier message said
+        here = {i.id for i in same_event}
+        pool = [i for i in pool if i.id not in here]
+        reading = dataclasses.replace(reading, correction=True)
     if not pool:
         return None
     if cand.retraction and reading.retract_target:
@@ -179,15 +263,19 @@ def relate(
     if reading.rejected:
         for old in reading.rejected:
             holders = [i for i in pool if subjects.mentions(i.content, old)]
+            if holders and reading.hearsay and cand.kind in COMPARABLE:
+                # "someone on the team says it's 30, not 15": a claim against the person's
+                return Link("disputes", holders[-1], f"another person's claim against {old!r}")
             if holders:
                 return Link("supersedes", holders[-1], f"replaces {old!r}")
 
     # 2. a decision that settles an open question about the same options
     words = subjects.content_words(cand.content)
     if cand.kind == "decision":
+        options = _option_words(cand.content)
         open_items = [i for i in pool if i.kind == "open_question"]
         for item in reversed(open_items):
-            if words & subjects.content_words(item.content):
+            if _same_option(options, _option_words(item.content)):
                 return Link("supersedes", item, "a decision settles the open question")
     pool = [i for i in pool if i.kind != "open_question"]
     if not pool:
@@ -220,6 +308,8 @@ def relate(
         )
         if same_unit:
             score += 3
+            if reading.correction and _near(cand.numbers, item.numbers):
+                score += 1  # the value put right is near the new one (14 lbs, then 15.5)
         if same_kind_of_thing:
             score += 3
         score += 2 * min(overlap, 2)
@@ -248,11 +338,8 @@ def relate(
             return Link("supersedes", scored[0][2], "a correction of the same subject")
         if reading.scratch:
             return Link("supersedes", pool[-1], "scratch that: the item just before")
-        if units:
-            same = [i for i in pool if units & _units(i.numbers)]
-            if same:
-                return Link("supersedes", same[-1], "a correction of the latest value in that unit")
-        return None
+        latest = _latest_value(cand, pool)
+        return Link("supersedes", *latest) if latest else None
     # 2. no cue: the same subject with a different value is a dispute
     for score, _, item in scored:
         if score < 5 or item.kind not in ("fact", "constraint", "decision"):

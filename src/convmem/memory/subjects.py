@@ -101,7 +101,8 @@ _SUBJECT_BEFORE_VERB = re.compile(
 )
 _SUBJECT_AFTER_VERB = re.compile(
     r"\b(?:keep|set|make|cap|limit|put|bump|raise|lower|change|switch|move|increase|decrease"
-    r"|reduce|drop|push|pin|lock|fix|hold|leave|budget)\s+"
+    # "budget" is a verb ("budget 3 hours for it") unless a determiner makes it the noun
+    r"|reduce|drop|push|pin|lock|fix|hold|leave|(?<!the )(?<!our )(?<!my )(?<!a )budget)\s+"
     r"(?:(?:the|my|our|your|their|its|this|that)\s+)?"
     r"(?P<np>[\w./+#-]+(?:\s+[\w./+#-]+){0,3}?)\s+"
     r"(?:to|at|under|below|above|over|around|within|from|as|=|\d)",
@@ -115,6 +116,7 @@ _FOR_PURPOSE = re.compile(
 _ZH_VERBS = re.compile(
     r"必须|务必|一定要|不能|不要|不得|不准|不超过|不低于|至少|最多|控制在|改成|改为|换成|设成|设为|设置为|定在|用的是"
     r"|需要|上限|下限|不是|就是|是|为|要|得|用|在"
+    r"|调到|调成|改到|挪到|提到|降到|涨到|放宽到|收紧到|提高到|降低到|推迟到|提前到|延到|加到|减到"
 )
 _ZH_SUBJECT_STRIP = re.compile(r"^(?:把|将|给|让|就|都|还|也|再|先|然后|另外|还有)|(?:的)$")
 
@@ -167,7 +169,19 @@ _CORRECTION = re.compile(
     r"|moved to|moved it to|pushed to|bumped (?:me |it |us )?(?:up |down )?to"
     r"|goes to|went up to|went down to|more like|changed to|updated to|raised to|lowered to"
     r"|cut to|dropped to"
+    r"|(?:raise|lower|bump|increase|decrease|drop|cut|push|move) (?:it|that|this|them)"
+    r" (?:up |down |back )?to"
+    # "she's actually 15.5 lbs": a value stated again, put right
+    r"|(?:is|are|was|were|it's|she's|he's|we're|they're) actually"
     r"|instead|anymore|no longer)\b|现在(?:是|改|变)|变成|挪到|涨到|降到|提到|推迟到|提前到|延到",
+    _I,
+)
+#: A new value set in place of one said in an earlier message: "预算放宽到一天600", "we
+#: raised the cap to 5". Within one message it is a second value ("目标3个月减到65kg"
+#: beside "现在75kg"; "企业版客户放宽到每分钟300次" beside the general limit).
+_CHANGE = re.compile(
+    r"\b(?:relax(?:ed)?|tighten(?:ed)?|increase[ds]?|decrease[ds]?|reduce[ds]?|raise[ds]?|lower(?:ed)?)"
+    r"(?: (?:it|that|this|them|the \w+))? to\b|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到",
     _I,
 )
 _SCRATCH = re.compile(
@@ -370,8 +384,17 @@ _GENERIC = frozenset(
 
 
 _ZH_NOT_SUBJECT = re.compile(
-    r"^(?:决定|打算|准备|觉得|感觉|希望|想要|想|喜欢|偏好|还是|就|先|再|都|也|还|已经|直接|统一|一律|以后|今后)+"
+    r"^(?:决定|打算|准备|觉得|感觉|希望|想要|想|喜欢|偏好|还是|就|先|再|都|也|还|已经|直接|统一|一律|以后|今后"
+    # a correction's verb names no subject ("改成8月24号" is about the date before it)
+    r"|改成|改为|改到|换成|调成|调到|挪到|提到|降到|涨到|推迟到|提前到|延到|放宽到|变成)+"
 )
+
+
+#: An adverb between the subject and its verb ("minSdk 直接提到24").
+_ZH_NOT_SUBJECT_END = re.compile(r"(?:直接|先|再|就|还是|也|都|已经|现在|最好|往后|往前|稍微)+$")
+#: Words that name only the kind of a value ("时间也往后挪到7点半": the time of the
+#: booking before it), not what the value is of: no subject.
+_ZH_VALUE_KIND = frozenset({"时间", "日期", "时候", "时间点"})
 
 
 def _zh_subject(body: str) -> str:
@@ -384,12 +407,16 @@ def _zh_subject(body: str) -> str:
         # a value after the noun goes ("预算3000"), an identifier's digits stay ("p95")
         head = re.sub(r"(?<![A-Za-z_\d])[\d\s.,，:：]+$", "", head).rstrip(" .,，:：")
         head = _ZH_NOT_SUBJECT.sub("", head)
+        head = _ZH_NOT_SUBJECT_END.sub("", head).strip()
+        if head in _ZH_VALUE_KIND:
+            return ""
         if len(head) >= 2 and len(head) <= 12:
             return head.lower()
         if m.start() > 12:
             break
     lead = re.match(r"^([\u3400-\u9fff]{2,6})\s*\d", body)  # 预算3000元
-    return lead.group(1) if lead else ""
+    head = _ZH_NOT_SUBJECT.sub("", lead.group(1)) if lead else ""
+    return head if len(head) >= 2 else ""
 
 
 def subject_words(key: str) -> set[str]:
@@ -408,7 +435,8 @@ def subject_words(key: str) -> set[str]:
 THIRD_PARTY = re.compile(
     r"\b(?:my|our|the|his|her)\s+\w+\s+(?:thinks?|says?|said|claims?|insists?|told me)\b"
     r"|\b(?:someone|somebody|they|he|she)(?:\s+on the \w+)?\s+(?:thinks?|says?|said|claims?)\b"
-    r"|\baccording to\b|(?:老公|老婆|同事|老板|他|她|他们|有人|运维|产品)(?:说|觉得|认为)",
+    r"|\baccording to\b"
+    r"|(?:老公|老婆|同事|老板|他|她|他们|有人|运维|产品)(?:刚|又|也|还|一直)?(?:说|觉得|认为)",
     _I,
 )
 
@@ -424,6 +452,8 @@ class Reading:
     retract_target: str | None
     names: tuple[str, ...]
     hearsay: bool = False
+    #: a change of a value said earlier (see ``_CHANGE``), with no correction cue
+    change: bool = False
 
 
 def says_about_earlier(text: str, opener: str = "") -> bool:
@@ -463,6 +493,7 @@ def read(text: str, opener: str = "") -> Reading:
         retract_target=retract,
         names=names,
         hearsay=cue.search(THIRD_PARTY),
+        change=cue.search(_CHANGE),
     )
 
 
