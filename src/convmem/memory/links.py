@@ -187,9 +187,8 @@ _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
 def _option_words(text: str) -> set[str]:
     """What can name an option: the content words, the parts of a compound name
     ("redis_rate", "bert-base", "multi-region") and short acronyms ("EV or OV")."""
-    words = subjects.content_words(text)
-    parts = {p for w in words for p in re.split(r"[_./+-]", w) if len(p) >= 3}
-    return words | parts | {a.lower() for a in _ACRONYM.findall(text)}
+    parts = subjects.content_words(re.sub(r"[_./+-]", " ", text))
+    return subjects.content_words(text) | parts | {a.lower() for a in _ACRONYM.findall(text)}
 
 
 def _same_option(a: set[str], b: set[str]) -> bool:
@@ -339,7 +338,16 @@ def relate(
         if reading.scratch:
             return Link("supersedes", pool[-1], "scratch that: the item just before")
         latest = _latest_value(cand, pool)
-        return Link("supersedes", *latest) if latest else None
+        if latest:
+            return Link("supersedes", *latest)
+        if not cand.numbers and not cand.topic:
+            # a list put right: "it's EUR, GBP and USD now" after "we charge in EUR and GBP"
+            # (named words only: two CJK bigrams can be one word)
+            options = {w for w in _option_words(cand.content) if not has_cjk(w)}
+            same = [i for i in pool if len(options & _option_words(i.content)) >= 2]
+            if same:
+                return Link("supersedes", same[-1], "a correction naming the same things")
+        return None
     # 2. no cue: the same subject with a different value is a dispute
     for score, _, item in scored:
         if score < 5 or item.kind not in ("fact", "constraint", "decision"):
