@@ -338,16 +338,7 @@ def relate(
         if reading.scratch:
             return Link("supersedes", pool[-1], "scratch that: the item just before")
         latest = _latest_value(cand, pool)
-        if latest:
-            return Link("supersedes", *latest)
-        if not cand.numbers and not cand.topic:
-            # a list put right: "it's EUR, GBP and USD now" after "we charge in EUR and GBP"
-            # (named words only: two CJK bigrams can be one word)
-            options = {w for w in _option_words(cand.content) if not has_cjk(w)}
-            same = [i for i in pool if len(options & _option_words(i.content)) >= 2]
-            if same:
-                return Link("supersedes", same[-1], "a correction naming the same things")
-        return None
+        return Link("supersedes", *latest) if latest else None
     # 2. no cue: the same subject with a different value is a dispute
     for score, _, item in scored:
         if score < 5 or item.kind not in ("fact", "constraint", "decision"):
