@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from convmem.memory.subjects import named_choices, read
+from convmem.memory.subjects import named_choices, read, subject_key
 
 
 @pytest.mark.parametrize(
@@ -85,3 +85,23 @@ def test_rejected_values_are_values(text: str, rejected: tuple[str, ...]) -> Non
 )
 def test_how_long_something_lasted_is_no_correction(text: str, correction: bool) -> None:
     assert read(text).correction is correction
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        # when a value holds is not what it is about
+        ("训练集现在9500条", "训练集"),
+        ("房租从下个月起涨到4800了", "房租"),
+        ("minSdk 直接提到24。", "minsdk"),
+        ("我们 minSdk 是21", "minsdk"),
+        # a verb of change, or a word naming only a kind of value, is no subject
+        ("改成8月24号", ""),
+        ("时间也往后挪到7点半吧", ""),
+        # "budget" is a noun after a word, a verb at the start
+        ("everyone chipped in so the cabin budget went up to $1,500", ""),
+        ("the cabin budget is $1,200", "cabin budget"),
+    ],
+)
+def test_the_subject_of_a_changed_value(text: str, key: str) -> None:
+    assert subject_key(text) == key

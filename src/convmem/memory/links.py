@@ -110,8 +110,13 @@ def _pool(
     )
 
 
+#: Units of one measure under different names: 512Mi and then 1Gi is one limit changed.
+_BYTES = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
+_BYTES |= {"KiB": 2.0**10, "MiB": 2.0**20, "GiB": 2.0**30, "TiB": 2.0**40}
+
+
 def _units(numbers: Sequence[dict[str, object]]) -> set[str]:
-    return {str(n["unit"]) for n in numbers if n.get("unit")}
+    return {"bytes" if n["unit"] in _BYTES else str(n["unit"]) for n in numbers if n.get("unit")}
 
 
 def _values(numbers: Sequence[dict[str, object]]) -> set[object]:
@@ -137,7 +142,7 @@ def _magnitudes(numbers: Sequence[dict[str, object]]) -> list[float]:
         for key in ("value", "high"):
             v = n.get(key)
             if isinstance(v, int | float) and not isinstance(v, bool) and v > 0:
-                out.append(float(v))
+                out.append(float(v) * _BYTES.get(str(n.get("unit")), 1))
     return out
 
 

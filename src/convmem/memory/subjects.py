@@ -101,8 +101,10 @@ _SUBJECT_BEFORE_VERB = re.compile(
 )
 _SUBJECT_AFTER_VERB = re.compile(
     r"\b(?:keep|set|make|cap|limit|put|bump|raise|lower|change|switch|move|increase|decrease"
-    # "budget" is a verb ("budget 3 hours for it") unless a determiner makes it the noun
-    r"|reduce|drop|push|pin|lock|fix|hold|leave|(?<!the )(?<!our )(?<!my )(?<!a )budget)\s+"
+    # "budget" is a verb at the start or after a subject ("let's budget 3 hours"), a
+    # noun after anything else ("the cabin budget went up")
+    r"|reduce|drop|push|pin|lock|fix|hold|leave"
+    r"|(?:(?<![\w'] )|(?<=let's )|(?<=lets )|(?<=we )|(?<=i )|(?<=to ))budget)\s+"
     r"(?:(?:the|my|our|your|their|its|this|that)\s+)?"
     r"(?P<np>[\w./+#-]+(?:\s+[\w./+#-]+){0,3}?)\s+"
     r"(?:to|at|under|below|above|over|around|within|from|as|=|\d)",
@@ -115,7 +117,7 @@ _FOR_PURPOSE = re.compile(
 #: Chinese verbs and copulas after the subject of a statement, longest first.
 _ZH_VERBS = re.compile(
     r"必须|务必|一定要|不能|不要|不得|不准|不超过|不低于|至少|最多|控制在|改成|改为|换成|设成|设为|设置为|定在|用的是"
-    r"|需要|上限|下限|不是|就是|是|为|要|得|用|在"
+    r"|需要|上限|下限|不是|就是|是|为|要|得|用|(?<![现正实存])在"
     r"|调到|调成|改到|挪到|提到|降到|涨到|放宽到|收紧到|提高到|降低到|推迟到|提前到|延到|加到|减到"
 )
 _ZH_SUBJECT_STRIP = re.compile(r"^(?:把|将|给|让|就|都|还|也|再|先|然后|另外|还有)|(?:的)$")
@@ -180,8 +182,9 @@ _CORRECTION = re.compile(
 #: raised the cap to 5". Within one message it is a second value ("目标3个月减到65kg"
 #: beside "现在75kg"; "企业版客户放宽到每分钟300次" beside the general limit).
 _CHANGE = re.compile(
-    r"\b(?:relax(?:ed)?|tighten(?:ed)?|increase[ds]?|decrease[ds]?|reduce[ds]?|raise[ds]?|lower(?:ed)?)"
-    r"(?: (?:it|that|this|them|the \w+))? to\b|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到",
+    r"\b(?:relax(?:ed)?|tighten(?:ed)?|increase[ds]?|decrease[ds]?|reduce[ds]?|raise[ds]?|lower(?:ed)?"
+    r"|bump(?:ed)?)"
+    r"(?: (?:the |our |my )?[\w-]+(?: [\w-]+)?)? to\b|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到",
     _I,
 )
 _SCRATCH = re.compile(
@@ -391,7 +394,10 @@ _ZH_NOT_SUBJECT = re.compile(
 
 
 #: An adverb between the subject and its verb ("minSdk 直接提到24").
-_ZH_NOT_SUBJECT_END = re.compile(r"(?:直接|先|再|就|还是|也|都|已经|现在|最好|往后|往前|稍微)+$")
+_ZH_NOT_SUBJECT_END = re.compile(
+    r"(?:直接|先|再|就|还是|也|都|已经|现在|最好|往后|往前|稍微"
+    r"|(?:从)?(?:下个?月|下周|明年|今年|明天|下次|今天)起?)+$"
+)
 #: Words that name only the kind of a value ("时间也往后挪到7点半": the time of the
 #: booking before it), not what the value is of: no subject.
 _ZH_VALUE_KIND = frozenset({"时间", "日期", "时候", "时间点"})
@@ -416,6 +422,7 @@ def _zh_subject(body: str) -> str:
             break
     lead = re.match(r"^([\u3400-\u9fff]{2,6})\s*\d", body)  # 预算3000元
     head = _ZH_NOT_SUBJECT.sub("", lead.group(1)) if lead else ""
+    head = _ZH_NOT_SUBJECT_END.sub("", head)
     return head if len(head) >= 2 else ""
 
 
