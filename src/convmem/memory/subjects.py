@@ -184,7 +184,8 @@ _CORRECTION = re.compile(
 _CHANGE = re.compile(
     r"\b(?:relax(?:ed)?|tighten(?:ed)?|increase[ds]?|decrease[ds]?|reduce[ds]?|raise[ds]?|lower(?:ed)?"
     r"|bump(?:ed)?)"
-    r"(?: (?:the |our |my )?[\w-]+(?: [\w-]+)?)? to\b|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到",
+    r"(?: (?:the |our |my )?[\w-]+(?: [\w-]+)?)? to\b"
+    r"|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到",
     _I,
 )
 _SCRATCH = re.compile(
