@@ -223,7 +223,8 @@ _RUN_ON = re.compile(
 #: word before them leads into it ("I think it has", "because it is"), or they end the
 #: sentence as the idiom of a choice ("ok Biscuit it is then").
 _SUBJECT_START = re.compile(
-    r"(?<=[a-z0-9%])\s+(?!it\s+is(?:\s+then)?[\s!.]*$)(?=(?:i|we|it|they|he|she)\s+(?:is|are|was|were|has|have|had|can|can't|will"
+    r"(?<=[a-z0-9%])\s+(?!it\s+is(?:\s+then)?[\s!.]*$)"
+    r"(?=(?:i|we|it|they|he|she)\s+(?:is|are|was|were|has|have|had|can|can't|will"
     r"|would|should|must|need|needs|doesn't|don't|didn't|isn't|wasn't|won't|gets|got|goes|went"
     r"|says|said|takes|took|starts|eats|works|lives|uses|runs|knows|wants|likes|loves|hates"
     r"|just|also|still|already|really|only|never|always)\b)"

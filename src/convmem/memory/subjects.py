@@ -171,8 +171,7 @@ _CORRECTION = re.compile(
     r"|moved to|moved it to|pushed to|bumped (?:me |it |us )?(?:up |down )?to"
     r"|goes to|went up to|went down to|more like|changed to|updated to|raised to|lowered to"
     r"|cut to|dropped to"
-    r"|(?:raise|lower|bump|increase|decrease|drop|cut|push|move) (?:it|that|this|them)"
-    r" (?:up |down |back )?to"
+    r"|(?:drop|cut|push|move) (?:it|that|this|them) (?:up |down |back )?to"
     # "she's actually 15.5 lbs": a value stated again, put right
     r"|(?:is|are|was|were|it's|she's|he's|we're|they're) actually"
     r"|instead|anymore|no longer)\b|现在(?:是|改|变)|变成|挪到|涨到|降到|提到|推迟到|提前到|延到",
