@@ -169,9 +169,9 @@ def _latest_value(cand: Candidate, pool: Sequence[MemoryItem]) -> tuple[MemoryIt
     if cand.topic:
         return None
     # without a unit to compare, only a date or a time says what kind of value it is
-    types = {str(n["type"]) for n in cand.numbers if n.get("type") in ("date", "time")}
+    types = _types(cand.numbers) & {"date", "time"}
     if types:
-        same = [i for i in pool if types & {str(n["type"]) for n in i.numbers}]
+        same = [i for i in pool if types & _types(i.numbers)]
         if same:
             return same[-1], "a correction of the latest value of that type"
     if _counts(cand.numbers) and not has_cjk(cand.content):

@@ -412,8 +412,7 @@ def _zh_subject(body: str) -> str:
         head = re.sub(r"^(?:我们|咱们|我|你|这个|那个|这次|整体|总|每个|每)+", "", head)
         # a value after the noun goes ("预算3000"), an identifier's digits stay ("p95")
         head = re.sub(r"(?<![A-Za-z_\d])[\d\s.,，:：]+$", "", head).rstrip(" .,，:：")
-        head = _ZH_NOT_SUBJECT.sub("", head)
-        head = _ZH_NOT_SUBJECT_END.sub("", head).strip()
+        head = _bare_head(head)
         if head in _ZH_VALUE_KIND:
             return ""
         if len(head) >= 2 and len(head) <= 12:
@@ -421,9 +420,13 @@ def _zh_subject(body: str) -> str:
         if m.start() > 12:
             break
     lead = re.match(r"^([\u3400-\u9fff]{2,6})\s*\d", body)  # 预算3000元
-    head = _ZH_NOT_SUBJECT.sub("", lead.group(1)) if lead else ""
-    head = _ZH_NOT_SUBJECT_END.sub("", head)
+    head = _bare_head(lead.group(1)) if lead else ""
     return head if len(head) >= 2 else ""
+
+
+def _bare_head(head: str) -> str:
+    """A Chinese subject without the words around it that are not part of it."""
+    return _ZH_NOT_SUBJECT_END.sub("", _ZH_NOT_SUBJECT.sub("", head)).strip()
 
 
 def subject_words(key: str) -> set[str]:
