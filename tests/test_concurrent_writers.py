@@ -23,7 +23,7 @@ from conftest import write_events
 from convmem.config import load_settings
 from convmem.runtime import open_store
 
-BIG, SMALL = 2400, 300
+BIG, SMALL = 1200, 300
 
 
 def _part(writer: int, count: int) -> list[dict[str, Any]]:

@@ -153,6 +153,10 @@ def test_search_returns_the_same_rows_and_scores_on_both_backends(
     assert [m.id for m in shared.like_items(session, terms, 50, statuses)] == [
         m.id for m in lite.like_items(session, terms, 50, statuses)
     ]
+    # a correction's lookup of earlier items: the newest few holding each term
+    assert [m.id for m in shared.items_with_terms(session, terms, 3, statuses)] == [
+        m.id for m in lite.items_with_terms(session, terms, 3, statuses)
+    ]
     for term in terms:
         assert [e.seq for e in shared.events_containing(session, term, 50)] == [
             e.seq for e in lite.events_containing(session, term, 50)

@@ -244,6 +244,24 @@ def test_items_of_other_statuses_ranked_first_do_not_hide_the_rest(
     assert [m.id for m, _ in both] == ["a1", "a2", "a3"]
 
 
+def test_the_lookup_behind_links_keeps_each_words_newest_items(backend: SqliteBackend) -> None:
+    # what a correction is compared with: per word, the newest items holding it, so that
+    # a word most of a long session's items share costs no ranking of every match, and
+    # a rarer word's old item is still found
+    store = backend.store()
+    _items(
+        store, "a", ["the redis timeout is 5 s"] + [f"timeout {n} ms, api{n}" for n in range(2, 40)]
+    )
+    _items(store, "b", ["redis timeout 9 s"])
+    found = store.items_with_terms("a", ["redis", "timeout"], 3, ("active",))
+    assert [m.id for m in found] == ["a1", "a39", "a38", "a37"]
+    store.update_item("a39", status="superseded")
+    found = store.items_with_terms("a", ["timeouts", "ms,", "api39"], 3, ("active",))
+    assert [m.id for m in found] == ["a38", "a37", "a36"]  # a stem; a substring; not kept
+    both = Scope("a", ("a", "b"))
+    assert [m.id for m in store.items_with_terms(both, ["redis"], 3, ("active",))] == ["a1", "b1"]
+
+
 def test_items_are_searched_by_whole_word(backend: SqliteBackend) -> None:
     store = backend.store()
     _items(

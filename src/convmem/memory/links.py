@@ -34,7 +34,8 @@ from convmem.memory.models import MemoryItem, Scope
 if TYPE_CHECKING:
     from convmem.memory.store import MemoryStore
 
-#: Earlier items considered per clause: newest ones, and matches by subject and words.
+#: Earlier items considered per clause: the newest ones, and the newest holding its
+#: subject or each of its words (a lookup, not a ranking of every match).
 NEWEST = 30
 MATCHES = 30
 COMPARABLE = ("fact", "constraint", "decision", "preference")
@@ -79,9 +80,8 @@ def _pool(
     # Chinese session (CrossWOZ's replay took half as long again, and no labelled
     # link was gained): the topic lookup above finds the items sharing a subject
     terms = sorted(w for w in words if len(w) >= 3)
-    if terms:
-        for item, _ in store.search_items(where, terms, MATCHES, STATUSES):
-            found.setdefault(item.id, item)
+    for item in store.items_with_terms(where, terms, MATCHES, STATUSES):
+        found.setdefault(item.id, item)
     for item in same_event:
         found[item.id] = item
     kinds = COMPARABLE + (SETTLES if cand.kind == "decision" else ())

@@ -47,7 +47,7 @@ from convmem.memory.pg_search import (
     words_insert,
 )
 from convmem.memory.store import MemoryStore, utc_now, word_search
-from convmem.memory.store_items import events_like, like_pattern
+from convmem.memory.store_items import events_like, like_pattern, session_in
 from convmem.query import searchable, substrings, word_terms
 
 
@@ -194,6 +194,16 @@ class PgMemoryStore(MemoryStore):
         else:
             rows = self._ranked(ITEMS, where, terms, statuses, limit)
         return [(MemoryItem.from_row(r), float(r["rank"])) for r in rows]
+
+    def _holding(self, where: str | Scope, word: str | None, term: str) -> tuple[str, list[Any]]:
+        """As on SQLite: the word in ``item_words``, or the term in the content."""
+        if word is None:
+            return "lower(m.content) LIKE lower(?) ESCAPE '\\'", [like_pattern(term)]
+        cond, params = session_in("x.session_id", where)
+        return (
+            f"m.id IN (SELECT x.id FROM item_words x WHERE {cond} AND x.words LIKE ?)",
+            [*params, like_pattern(f" {word} ")],
+        )
 
     def search_rule_ids(self, terms: Sequence[str]) -> list[str]:
         """Ids of active rules containing any term (folding case as SQLite's paths do)."""

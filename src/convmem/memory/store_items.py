@@ -310,6 +310,43 @@ class ItemStoreMixin:
         )
         return [(MemoryItem.from_row(r), float(r["rank"])) for r in rows]
 
+    def items_with_terms(
+        self, where: str | Scope, terms: Sequence[str], per_term: int, statuses: Sequence[str]
+    ) -> list[MemoryItem]:
+        """For each term, the newest ``per_term`` items holding it (the scope's own
+        session first), in term order, each item once.
+
+        A term is a whole word where the word index holds it, else a substring (three
+        characters or more). Nothing is ranked: a word shared by most of a long
+        session's items costs a read of its matches' rows, not a score of each.
+        """
+        found: dict[str, MemoryItem] = {}
+        cond, params = session_in("m.session_id", where)
+        order, order_params = scope_order("m.session_id", where)
+        kept = ",".join("?" * len(statuses))
+        for term in searchable(terms):
+            word = word_terms([term])
+            if word == [] or (word is None and not substrings([term])):
+                continue
+            holds, holds_params = self._holding(where, word[0] if word else None, term)
+            rows = self.db.query(
+                f"SELECT m.* FROM memory_items m WHERE {holds} AND {cond}"
+                f" AND m.status IN ({kept}) ORDER BY {order},"
+                " m.derived_from_seq DESC NULLS LAST, m.id DESC LIMIT ?",
+                [*holds_params, *params, *statuses, *order_params, per_term],
+            )
+            for r in rows:
+                found.setdefault(str(r["id"]), MemoryItem.from_row(r))
+        return list(found.values())
+
+    def _holding(self, where: str | Scope, word: str | None, term: str) -> tuple[str, list[Any]]:
+        """SQL true for an item ``m`` holding ``word`` (word index) or else ``term``."""
+        if word is not None:
+            index, match = "item_words_fts", word_match(where, [word])
+        else:
+            index, match = "memory_fts", fts_phrase(term)
+        return f"m.rowid IN (SELECT rowid FROM {index} WHERE {index} MATCH ?)", [match]
+
     def _session_items_by_rank(
         self, match: str, where: str | Scope, limit: int, statuses: Sequence[str]
     ) -> list[tuple[MemoryItem, float]] | None:
