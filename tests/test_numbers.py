@@ -54,6 +54,19 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("2024-03-15", [("2024-03-15", "date", "2024-03-15", None, None, None)]),
     ("2024年3月15日", [("2024年3月15日", "date", "2024-03-15", None, None, None)]),
     ("5月31号前", [("5月31号", "date", "05-31", None, None, "upper")]),
+    # a day of the month alone: of the month said before it, else of no month said
+    ("出发改成2号", [("2号", "date", "---02", None, None, None)]),
+    ("每月十五号发工资", [("十五号", "date", "---15", None, None, None)]),
+    (
+        "3月12号去，19号回",
+        [
+            ("3月12号", "date", "03-12", None, None, None),
+            ("19号", "date", "03-19", None, None, None),
+        ],
+    ),
+    # but a number with 号 in an address or a name is no day
+    ("东长安街16号", [("16", "number", 16, None, None, None)]),
+    ("换5号电池", [("5", "number", 5, None, None, None)]),
     ("if it's not merged by Thursday 5pm", [("5pm", "time", "17:00", None, None, "upper")]),
     # versions are never quantities
     ("Python 3.12", [("3.12", "version", "3.12", None, None, None)]),

@@ -41,6 +41,13 @@ _CN_DATE = re.compile(
     r"(\d{1,2}|[一二三四五六七八九十]{1,3})月"
     r"(?:(\d{1,2}|[一二三四五六七八九十]{1,3})(?:日|号|號))?"
 )
+#: A day of the month alone ("2号走", "每月15号"); not a house number ("景山前街4号"),
+#: an ordinal ("第2号") or a name ("2号线", "3号厅", "5号电池", "38号鞋").
+_CN_DAY = re.compile(
+    r"(?<![\dA-Za-z街路道巷弄同村里院区楼层室栋座门站甲乙丙丁第号號.-])"
+    r"(\d{1,2}|[一二三四五六七八九十]{1,3})[号號]"
+    r"(?![线線楼樓房厅館馆门門口院机機位床桌座车車窗店铺堂码碼字鞋电電池选球])"
+)
 _EN_DATE_MD = re.compile(
     rf"\b({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}}))?", re.I
 )
@@ -74,6 +81,7 @@ def find_dates(f: _Finds) -> None:
     for m in _YEAR_MONTH.finditer(t):
         if 1 <= int(m[2]) <= 12 and f.free(*m.span()):
             f.add(Value(m.group(), "date", f"{m[1]}-{m[2]}", None, *m.span()))
+    months: list[tuple[int, str]] = []  # where a Chinese date with a month ends, its month
     for m in _CN_DATE.finditer(t):
         if not f.free(*m.span()):
             continue
@@ -92,11 +100,20 @@ def find_dates(f: _Finds) -> None:
         else:
             value = f"{year:04d}-{month:02d}-{day:02d}"
         f.add(Value(m.group(), "date", value, None, *m.span()))
+        if day is not None:
+            months.append((m.end(), value[: -len("-DD")]))
     for m in re.finditer(r"(\d{1,2})月\d{1,2}[号日](?:到|至|-|~|～)(\d{1,2})[号日]", t):
         start = m.start(2)
         if f.free(start, m.end()) and 1 <= int(m[2]) <= 31 and 1 <= int(m[1]) <= 12:
             value = f"{int(m[1]):02d}-{int(m[2]):02d}"
             f.add(Value(t[start : m.end()], "date", value, None, start, m.end()))
+    for m in _CN_DAY.finditer(t):
+        day = small_int(m[1])
+        if day is None or not 1 <= day <= 31 or not f.free(*m.span()):
+            continue
+        # "3月12号去，19号回": the month said last before it; else a day of any month
+        said = next((mo for end, mo in reversed(months) if end <= m.start()), "--")
+        f.add(Value(m.group(), "date", f"{said}-{day:02d}", None, *m.span()))
     for pattern, order in ((_EN_DATE_MD, "md"), (_EN_DATE_DM, "dm")):
         for m in pattern.finditer(t):
             if not f.free(*m.span()):

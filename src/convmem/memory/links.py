@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from convmem.core.text import has_cjk
 from convmem.memory import subjects
 from convmem.memory.candidates import Candidate
 from convmem.memory.models import MemoryItem, Scope
@@ -160,7 +159,7 @@ def _latest_value(cand: Candidate, pool: Sequence[MemoryItem]) -> tuple[MemoryIt
     """The newest item a correction puts right when no item shares its subject: the
     latest value in the same unit; when the correction names no subject at all, the
     latest date or time, or, for a bare number, the latest count near it ("make it 15"
-    after "bump to 13"; not in Chinese, where "2号" is a day of the month)."""
+    after "bump to 13")."""
     units = _units(cand.numbers)
     if units:
         same = [i for i in pool if units & _units(i.numbers)]
@@ -174,7 +173,7 @@ def _latest_value(cand: Candidate, pool: Sequence[MemoryItem]) -> tuple[MemoryIt
         same = [i for i in pool if types & _types(i.numbers)]
         if same:
             return same[-1], "a correction of the latest value of that type"
-    if _counts(cand.numbers) and not has_cjk(cand.content):
+    if _counts(cand.numbers):
         counts = [
             i
             for i in pool
