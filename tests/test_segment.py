@@ -104,6 +104,9 @@ def test_chinese_run_ons_and_commas() -> None:
         "要有停车位。",
     ]
     assert _clauses("第一次去新疆 好激动") == ["第一次去新疆", "好激动"]
+    # a run that only says the choice before it is open stays with it
+    assert _clauses("去成都还是重庆 没定 你帮我看看") == ["去成都还是重庆 没定", "你帮我看看"]
+    assert _clauses("先住酒店 还没想好要不要租房") == ["先住酒店", "还没想好要不要租房"]
     # a condition leads into what follows; "不是…而是…" is one correction
     assert _clauses("在1万QPS下，p95必须低于200毫秒。") == ["在1万QPS下，p95必须低于200毫秒。"]
     assert _clauses("不是 loguru，而是 structlog") == ["不是 loguru，而是 structlog"]

@@ -208,6 +208,9 @@ _NUMBER_UNIT_END = re.compile(r"\d\s?[A-Za-z%]{0,3}$")
 #: Where run-on chat text starts a new sentence with no punctuation before it.
 _RUN_ON = re.compile(
     r"(?<=[\u3400-\u9fff])[ \u3000]+(?=[\u3400-\u9fff])"  # 第一次去新疆 好激动
+    # but not before a run that only leaves what came before undecided (…本地内存 还没想好)
+    r"(?!(?:还没(?:有)?(?:想好|定|决定|确定)|没想好|没定|待定|还在考虑|还不确定)"
+    r"(?:[\s。，,！!~～]|$))"
     r"|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s*(?=\w)"  # after an emoji
     r"|(?<=[a-z0-9)'\".])\s+(?=(?:Also|So|But|And|Then|Oh|Ok|OK|Okay|Btw|BTW|Anyway|Plus|Actually"
     r"|Honestly|Basically|My|Our|We|We're|We've|We'll|It|It's|This|That|That's|There|He|She|They"
