@@ -30,6 +30,10 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("住3、5天", [("3", "number", 3, None, None, None), ("5天", "duration", 5, None, "day", None)]),
     # Chinese numerals
     ("两百毫秒", [("两百毫秒", "duration", 200, None, "ms", None)]),
+    # calories: never yuan, and 千 before 卡 is part of the unit
+    ("每天最多吃1500大卡", [("1500大卡", "quantity", 1500, None, "kcal", "upper")]),
+    ("每天1500千卡", [("1500千卡", "quantity", 1500, None, "kcal", None)]),
+    ("我有3卡车的书", [("3", "number", 3, None, None, None)]),
     ("一万五", [("一万五", "number", 15000, None, None, None)]),
     ("三千五百块", [("三千五百块", "money", 3500, None, "CNY", None)]),
     ("百分之二十", [("百分之二十", "percent", 20, None, "%", None)]),

@@ -50,7 +50,7 @@ __all__ = ["Value", "find_numbers", "parse_chinese_number"]
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _MULT = (
     r"(?:[kK](?![a-zA-Z])|[mM](?=\b)(?!\s*(?:s\b|in\b|inute|eter|etre))"
-    r"|million|mn|bn|billion|万|千|亿|w(?![a-zA-Z]))"
+    r"|million|mn|bn|billion|万|千(?!卡)|亿|w(?![a-zA-Z]))"
 )
 
 _VERSION_PREFIX = re.compile(r"(?<![\w.])[vV](\d+(?:\.\d+)+|\d+)(?![\w.]*\d)")
@@ -165,6 +165,8 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     canonical, kind = UNIT_TABLE.get(word) or UNIT_TABLE[m.group().strip()]
     if word == "年" and kind == "duration":
         return None  # 2024年: a year, handled as a date or left alone
+    if word == "卡" and text[m.end() : m.end() + 1] in ("车", "片", "号", "位"):
+        return None  # 3卡车, 卡片: not calories
     return canonical, kind, m.end()
 
 

@@ -54,6 +54,7 @@ _units("EUR", "money", "euros", "euro", "eur", "欧元")
 _units("GBP", "money", "pounds", "gbp", "英镑")
 _units("CNY", "money", "元", "块钱", "块", "rmb", "cny", "人民币")
 _units("JPY", "money", "yen", "jpy", "日元")
+_units("kcal", "quantity", "kcal", "千卡", "大卡", "卡路里", "卡")
 _units("分", "quantity", "分")
 _units("star", "quantity", "stars", "star", "星")
 
