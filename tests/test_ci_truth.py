@@ -47,6 +47,8 @@ def _e2e(tmp_path: Path, ci: bool) -> subprocess.CompletedProcess[str]:
             "-q",
             "-p",
             "no:cacheprovider",
+            "-n",
+            "0",
             str(REPO / "tests" / "e2e" / "test_claude_code_e2e.py"),
         ],
         cwd=REPO,
