@@ -172,8 +172,10 @@ _CORRECTION = re.compile(
     r"|goes to|went up to|went down to|more like|changed to|updated to|raised to|lowered to"
     r"|cut to|dropped to"
     r"|(?:drop|cut|push|move) (?:it|that|this|them) (?:up |down |back )?to"
-    # "she's actually 15.5 lbs": a value stated again, put right
-    r"|(?:is|are|was|were|it's|she's|he's|we're|they're) actually"
+    # "she's actually 15.5 lbs", "the pool should actually be 50", "it's 45 actually": a
+    # value stated again, put right
+    r"|(?:is|are|was|were|it's|she's|he's|we're|they're|should|must|needs? to|ha(?:s|ve) to)"
+    r" actually|actually[.!]*$"
     r"|instead|anymore|no longer)\b|现在(?:是|改|变)|变成|挪到|涨到|降到|提到|推迟到|提前到|延到",
     _I,
 )
