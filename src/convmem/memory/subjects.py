@@ -27,6 +27,7 @@ from functools import lru_cache
 
 from convmem.core.cue_match import CueText
 from convmem.core.numbers import Value, find_numbers
+from convmem.core.units import IE_NOUNS
 
 _I = re.IGNORECASE
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -184,7 +185,7 @@ _CORRECTION = re.compile(
 #: beside "现在75kg"; "企业版客户放宽到每分钟300次" beside the general limit).
 _CHANGE = re.compile(
     r"\b(?:relax(?:ed)?|tighten(?:ed)?|increase[ds]?|decrease[ds]?|reduce[ds]?|raise[ds]?|lower(?:ed)?"
-    r"|bump(?:ed)?)"
+    r"|bump(?:ed)?|set|change[ds]?)"
     r"(?: (?:the |our |my )?[\w-]+(?: [\w-]+)?)? to\b"
     r"|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到",
     _I,
@@ -325,10 +326,21 @@ def _content_words(np: str) -> list[str]:
         w = w.strip(".-")
         if not w or w in _STOP or w.isdigit() or len(w) < 2:
             continue
-        if w.endswith("s") and len(w) > 4 and not w.endswith("ss"):
-            w = w[:-1]
-        words.append(w)
+        words.append(_singular(w))
     return words[:4]
+
+
+#: Plurals in -ies whose singular ends in -ie ("cookies"), or that have none ("series").
+_IE_PLURALS = frozenset(f"{n}s" for n in IE_NOUNS) | {"series", "species"}
+
+
+def _singular(w: str) -> str:
+    """A plural as its singular, roughly: "retries" is "retry", "limits" is "limit"."""
+    if not w.endswith("s") or len(w) <= 4 or w.endswith("ss"):
+        return w
+    if w.endswith("ies") and w not in _IE_PLURALS:
+        return w[:-3] + "y"
+    return w[:-1]
 
 
 def subject_key(text: str, numbers: list[Value] | None = None) -> str:
@@ -376,9 +388,7 @@ def _content_words_all(np: str) -> list[str]:
         w = w.strip(".-")
         if len(w) < 3 or w in _STOP or w in _GENERIC:
             continue
-        if w.endswith("s") and len(w) > 4 and not w.endswith("ss"):
-            w = w[:-1]
-        words.append(w)
+        words.append(_singular(w))
     return words
 
 
