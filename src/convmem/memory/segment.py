@@ -355,15 +355,38 @@ _ZH_LEADS_INTO = re.compile(
 )
 
 #: Openers trimmed from the front of a clause; the ones that mark a correction are kept.
+_SEP = r"[\s,，.。:：!！;；—-]+"
+_PUNCT = r"\s*[,，.。:：!！;；—-]+\s*"
+#: Words that also start a clause of their own are openers only where they are not part
+#: of it: "no" before a new clause ("no we use pnpm", not "no more than 2"), "wait" not
+#: before "for", "right" not before "now", "perfect" not before "for"; "update" and
+#: "note" only before punctuation.
+_NO = (
+    r"(?:no|nope)(?:\s+(?=(?:i|i'm|i'd|we|we're|it|it's|that|that's|you|they|he|she|my|our"
+    r"|her|his|their|your|the|no|nope|not|just|actually|wait|sorry|so|then|let's|lets|please"
+    r"|ok|okay)\b|[\u3400-\u9fff])|" + _PUNCT + "|$)"
+)
+_NOT_BEFORE = (
+    r"(?:wait(?!\s+(?:for|until|till|on|up|out|around|a|an|to|and|or|time|times|list|staff)\b)"
+    r"|right(?!\s+(?:now|away|after|before|here|there|next|at|in|on|by|to|of|side|hand|click"
+    r"|answer|way|thing|one)\b)"
+    r"|well(?!\s+(?:documented|known|done|tested|maintained|suited|over|under|below|above|within"
+    r"|before|after|as|enough|worth)\b)"
+    r"|(?:great|cool|perfect|nice)(?!\s+(?:for|to|with|at|in|on|and|or|but|if|as|enough|idea"
+    r"|job|work|place|spot|choice|option|one|thing|things|question|point|down|off|weather|day)\b))"
+    r"(?:" + _SEP + "|$)"
+)
 _OPENER = re.compile(
-    r"^(?:(?:ok(?:ay)?|alright|right|so|also|and|but|oh|ah|hmm+|well|yeah|yes|yep|no|nope|btw|fyi"
+    r"^(?:(?:ok(?:ay)?|alright|so|also|and|but|oh|ah|hmm+|yeah|yes|yep|btw|fyi"
     r"|honestly|basically|anyway|anyways|one more thing|another thing|oh and|and also|plus|then"
-    r"|actually|correction|scratch that|wait|sorry|oops|my bad|never mind|nvm|update|edit"
-    r"|not quite|hold on|hm+|um+|uh+|lol|haha|great|cool|thanks|thank you|perfect|nice|got it"
-    r"|sounds good|ah ok|ok so|ok cool|ugh|note|ps|p\.s\.|important|also note|quick note"
+    r"|actually|correction|scratch that|sorry|oops|my bad|never mind|nvm"
+    r"|not quite|hold on|hm+|um+|uh+|lol|haha|thanks|thank you|got it"
+    r"|sounds good|ah ok|ok so|ok cool|ugh|ps|p\.s\.|also note|quick note"
+    r"|no worries|no problem|no idea|no clue|no way|np"
     r"|好的|好|嗯+|哦+|噢|那|那么|另外|还有|对了|其实|话说|然后|所以|不过|但是|算了|不对|等等|哦对"
     r"|更正|纠正|补充|刚才说错了|说错了|我说错了|改一下|对|是的|行|可以|好吧|ok的|收到|明白)"
-    r"(?:[\s,，.。:：!！;；—-]+|$))+",
+    r"(?:" + _SEP + "|$)"
+    r"|" + _NO + "|" + _NOT_BEFORE + r"|(?:update|edit|note|important)(?:" + _PUNCT + "|$))+",
     re.I,
 )
 _CORRECTION_OPENER = re.compile(
