@@ -354,7 +354,6 @@ _ZH_LEADS_INTO = re.compile(
     r"^(?:不是|虽然|与其|在|如果|要是|假如|假设|万一|当|对于|关于|为了|除了|等|一旦|只要|无论|不管)"
 )
 
-#: Openers trimmed from the front of a clause; the ones that mark a correction are kept.
 _SEP = r"[\s,，.。:：!！;；—-]+"
 _PUNCT = r"\s*[,，.。:：!！;；—-]+\s*"
 #: Words that also start a clause of their own are openers only where they are not part
@@ -376,6 +375,7 @@ _NOT_BEFORE = (
     r"|job|work|place|spot|choice|option|one|thing|things|question|point|down|off|weather|day)\b))"
     r"(?:" + _SEP + "|$)"
 )
+#: Openers trimmed from the front of a clause; the ones that mark a correction are kept.
 _OPENER = re.compile(
     r"^(?:(?:ok(?:ay)?|alright|so|also|and|but|oh|ah|hmm+|yeah|yes|yep|btw|fyi"
     r"|honestly|basically|anyway|anyways|one more thing|another thing|oh and|and also|plus|then"
