@@ -367,6 +367,20 @@ def subject_key(text: str, numbers: list[Value] | None = None) -> str:
         cat = category(names[0])
         if cat:
             return cat
+    return _versioned(body)
+
+
+_BEFORE_VERSION = re.compile(r"\b([A-Za-z][A-Za-z+#-]*)\s+$")
+
+
+def _versioned(text: str) -> str:
+    """What a version number is the version of: "we're on node 18" is about node."""
+    for value in find_numbers(text):
+        if value.type == "version":
+            m = _BEFORE_VERSION.search(text, 0, value.start)
+            word = m[1].lower() if m else ""
+            if word and word not in _STOP and word not in _GENERIC:
+                return word
     return ""
 
 
