@@ -272,6 +272,29 @@ def test_oldest_schema_migrates_forward(pg_pool: pg_server.SchemaPool) -> None:
         store.close()
 
 
+def test_word_indexes_are_rebuilt_with_english_stems(pg_pool: pg_server.SchemaPool) -> None:
+    # schema 12 held a short root's inflections as they were written
+    url = pg_pool.url(pg_pool.checkout(migrated=False))
+    db = PgDatabase(url, migrate=False)
+    with db.transaction():
+        for _, func in MIGRATIONS[:12]:
+            func(db)
+        db.execute("INSERT INTO meta(key, value) VALUES ('schema', '12')")
+    db.execute(
+        "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
+        " VALUES ('old', 1, 'user/message', 'we went hiking', 'h', 'then')"
+    )
+    db.execute("INSERT INTO message_words VALUES ('old', 1, ' went  hiking ', 2)")
+    db.close()
+    store = PgMemoryStore.open(url)
+    try:
+        assert store.db.scalar("SELECT words FROM message_words") == " went  hike "
+        found = store.search_events("old", ["hikes"], 5, ("user/message",))
+        assert [e.seq for e, _ in found] == [1]
+        assert store.integrity_check() == []
+    finally:
+        store.close()
+
 def test_word_indexes_of_whole_words_are_rebuilt_with_stems(
     pg_pool: pg_server.SchemaPool,
 ) -> None:

@@ -67,6 +67,11 @@ def test_index_words_mirror_the_query_terms() -> None:
         (["stuff", "stuffed"], "stuf"),
         (["call", "called", "calls"], "call"),
         (["company", "companies"], "compan"),
+        # a short root: the English stemmer restores what the suffix took
+        (["hike", "hikes", "hiked", "hiking"], "hike"),
+        (["love", "loves", "loved", "loving"], "love"),
+        (["bake", "baked", "baking"], "bake"),
+        (["travel", "travels", "traveled", "travelling"], "travel"),
     ],
 )
 def test_a_word_and_its_inflections_are_one_word_in_the_index(words: list[str], key: str) -> None:
@@ -437,6 +442,31 @@ def test_a_v11_store_indexes_the_cjk_pairs_of_its_rows(tmp_path: Path) -> None:
         found = store.search_events("old", ["超时"], 5, MESSAGES)
         assert sorted(e.seq for e, _ in found) == [1, 3]
         assert [m.id for m, _ in store.search_items("old", ["超时"], 5, ("active",))] == ["old1"]
+        assert store.integrity_check() == []
+    finally:
+        store.close()
+
+
+@pytest.mark.sqlite_only
+def test_a_v12_store_is_indexed_again_with_english_stems(tmp_path: Path) -> None:
+    path = tmp_path / "v12.sqlite"
+    db = _database_at(path, 12)
+    db.execute(RAW_EVENT.format(text="?"), ("old", 1, "user/message", "we went hiking"))
+    _items(MemoryStore(db), "old", ["loved the hiking trip"])
+    # schema 12 held a short root's inflections as they were written
+    for index, words in (("words_fts", "went hiking"), ("item_words_fts", "loved hiking trip")):
+        db.execute(
+            f"UPDATE {index} SET words = ?,"
+            " session_words = convmem_session_words(CAST('old' AS BLOB), ?)",
+            (words, words),
+        )
+    db.close()
+    store = MemoryStore.open(str(path))
+    try:
+        assert store.db.scalar("SELECT words FROM words_fts") == "went hike"
+        assert store.db.scalar("SELECT words FROM item_words_fts") == "love hike trip"
+        assert [e.seq for e, _ in store.search_events("old", ["hikes"], 5, MESSAGES)] == [1]
+        assert [m.id for m, _ in store.search_items("old", ["love"], 5, ("active",))] == ["old1"]
         assert store.integrity_check() == []
     finally:
         store.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -133,21 +134,41 @@ def word_stem(word: str) -> str:
 
     :func:`stem` strips one suffix and is not symmetric: ``cache`` keeps its ``e``
     that ``caches`` and ``cached`` lose (``cach``), ``running`` keeps a doubled
-    consonant (``runn``) that ``run`` lacks. Here the suffix stripping is repeated,
-    and a final ``e``, ``i`` or ``y`` (five letters or more: ``company`` and
-    ``companies`` meet), a plural ``s`` (four or more, not ``ss``) and a doubled
-    final consonant other than l, s, z are dropped, step by step until nothing
-    changes. The result is a fixed point, and it is the same for a
-    word and for its :func:`stem`, so a query's stems and the index's words meet
-    without a prefix search (whose cost grows with the whole store).
+    consonant (``runn``) that ``run`` lacks, and a short root keeps every suffix
+    (``hiking``, ``hiked``, ``loved``). Each step here strips what :func:`stem`
+    strips, or else drops a final ``e``, ``i`` or ``y`` (five letters or more:
+    ``company`` and ``companies`` meet), a plural ``s`` (four or more, not ``ss``)
+    or a doubled final consonant other than l, s, z; then an English word of ASCII
+    letters goes through the Porter2 stemmer (Snowball's English), which knows short
+    roots (``hiking``, ``hikes`` and ``hike`` are all ``hike``). Steps repeat until
+    nothing changes. The result is a fixed point, and it is the same for a word and
+    for its :func:`stem` (whose first step is the same), so a query's stems and the
+    index's words meet without a prefix search (whose cost grows with the whole store).
     """
     while True:
         nxt = stem(word)
         if nxt == word:
             nxt = _trim(word)
+        if nxt.isascii() and nxt.isalpha():
+            root = _porter2(nxt)
+            nxt = root if len(root) >= 3 else nxt  # "its" stays a word of three
         if nxt == word:
             return word
         word = nxt
+
+
+_stemmers = threading.local()
+
+
+def _porter2(word: str) -> str:
+    """``word`` through Snowball's English stemmer (one per thread: it is not safe
+    to share)."""
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:
+        import Stemmer  # PyStemmer: Snowball's C stemmers
+
+        stemmer = _stemmers.english = Stemmer.Stemmer("english")
+    return str(stemmer.stemWord(word))
 
 
 def _trim(word: str) -> str:

@@ -555,4 +555,25 @@ def v12_cjk_pairs(db: Executor) -> None:
             last = int(rows[-1]["id"])
 
 
+
+@migration
+def v13_english_stems(db: Executor) -> None:
+    """Both word indexes indexed again with English words through the Porter2 stemmer
+    as well (:func:`convmem.query.word_stem`), so that ``hiking`` meets ``hike`` and
+    ``loved`` meets ``love``; the triggers are unchanged."""
+    for table, index, column, only in (
+        ("events", "words_fts", "text", "WHERE type = 'user/message'"),
+        ("memory_items", "item_words_fts", "content", ""),
+    ):
+        words = f"convmem_words(CAST({column} AS BLOB))"
+        db.execute_script(
+            f"""
+            DELETE FROM {index};
+            INSERT INTO {index}(rowid, words, session_words)
+                SELECT rowid, {words},
+                       convmem_session_words(CAST(session_id AS BLOB), {words})
+                FROM {table} {only};
+            """
+        )
+
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -482,4 +482,13 @@ def v12_cjk_pairs(db: Executor) -> None:
     _fill_item_words(db)
 
 
+
+@migration
+def v13_english_stems(db: Executor) -> None:
+    """Both word indexes indexed again, as SQLite's are: English words now go through
+    the Porter2 stemmer as well (:func:`convmem.query.word_stem`)."""
+    db.execute_script("DELETE FROM message_words; DELETE FROM item_words;")
+    _fill_message_words(db)
+    _fill_item_words(db)
+
 SCHEMA_VERSION = len(MIGRATIONS)
