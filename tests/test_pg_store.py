@@ -295,6 +295,7 @@ def test_word_indexes_are_rebuilt_with_english_stems(pg_pool: pg_server.SchemaPo
     finally:
         store.close()
 
+
 def test_word_indexes_of_whole_words_are_rebuilt_with_stems(
     pg_pool: pg_server.SchemaPool,
 ) -> None:

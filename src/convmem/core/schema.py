@@ -555,7 +555,6 @@ def v12_cjk_pairs(db: Executor) -> None:
             last = int(rows[-1]["id"])
 
 
-
 @migration
 def v13_english_stems(db: Executor) -> None:
     """Both word indexes indexed again with English words through the Porter2 stemmer
@@ -575,5 +574,6 @@ def v13_english_stems(db: Executor) -> None:
                 FROM {table} {only};
             """
         )
+
 
 SCHEMA_VERSION = len(MIGRATIONS)

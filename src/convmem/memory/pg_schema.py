@@ -482,7 +482,6 @@ def v12_cjk_pairs(db: Executor) -> None:
     _fill_item_words(db)
 
 
-
 @migration
 def v13_english_stems(db: Executor) -> None:
     """Both word indexes indexed again, as SQLite's are: English words now go through
@@ -490,5 +489,6 @@ def v13_english_stems(db: Executor) -> None:
     db.execute_script("DELETE FROM message_words; DELETE FROM item_words;")
     _fill_message_words(db)
     _fill_item_words(db)
+
 
 SCHEMA_VERSION = len(MIGRATIONS)
