@@ -87,6 +87,23 @@ def test_a_chinese_question_frame_does_not_crowd_out_its_subject(tmp_path: Path)
     assert found.items[0].matched
 
 
+def test_a_question_finds_the_inflections_of_a_short_root(tmp_path: Path) -> None:
+    # "hikes" and "hiking", "love" and "loved": the root is too short for a suffix to
+    # be stripped, and the English stemmer restores it
+    rt = runtime(tmp_path)
+    said = [
+        "Took the kids hiking up Mount Tam on Saturday, we hiked about 9 miles.",
+        "Weather was awful on Sunday so we stayed in.",
+        "Honestly the kids loved the waterfall at the top.",
+        "The new tent arrives on Monday.",
+    ]
+    rt.on_events([Event("h", n, "user/message", t) for n, t in enumerate(said, 1)])
+    r = Retriever(rt.store, rt.settings)
+    for asked, seq in (("How many hikes did they go on?", 1), ("What did the kids love?", 3)):
+        ranked = [e.seq for e, _ in r.rank_events("h", r.signals(asked), 10)]
+        assert ranked and ranked[0] == seq, (asked, ranked)
+
+
 def test_a_stored_prompt_does_not_lift_the_turns_before_it(tmp_path: Path) -> None:
     # the prompt being answered is stored already (as hooks store it) and matches
     # itself best: the turns before it are not evidence for that. The same question
