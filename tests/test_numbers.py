@@ -28,6 +28,14 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("我们5、6个人", [("5、6个人", "quantity", 5, 6, "人", None)]),
     ("坐1、2号线", [("1", "number", 1, None, None, None), ("2", "number", 2, None, None, None)]),
     ("住3、5天", [("3", "number", 3, None, None, None), ("5天", "duration", 5, None, "day", None)]),
+    # the upper end's multiplier is the lower end's too, unless the lower end has its
+    # own or would pass the upper end
+    ("Budget is $12-15k", [("$12-15k", "money", 12000, 15000, "USD", None)]),
+    ("预算1-2万元", [("1-2万元", "money", 10000, 20000, "CNY", None)]),
+    ("between $1.5-2M", [("$1.5-2M", "money", 1500000, 2000000, "USD", None)]),
+    ("somewhere 10k to 15k", [("10k to 15k", "number", 10000, 15000, None, None)]),
+    ("3k-5k", [("3k-5k", "number", 3000, 5000, None, None)]),
+    ("$500-2k", [("$500-2k", "money", 500, 2000, "USD", None)]),
     # Chinese numerals
     ("两百毫秒", [("两百毫秒", "duration", 200, None, "ms", None)]),
     # calories: never yuan, and 千 before 卡 is part of the unit

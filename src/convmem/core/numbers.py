@@ -308,10 +308,12 @@ class _Finder:
         ):
             return value
         low = value.value
-        if value.unit is None and upper.raw.endswith(("k", "K", "万", "千")):
-            mult = upper.value / _bare_value(upper.raw)  # "3-5k": both ends are thousands
-            if mult > 1:
-                low *= mult
+        # "3-5k", "$12-15k", "1-2万元": the upper end's multiplier is the lower end's too,
+        # when the lower end has none of its own ("10k to 15k") and stays below the upper
+        # one ("$500-2k" is 500 to 2,000)
+        mult = _multiplier(upper.raw)
+        if mult > 1 and _multiplier(value.raw) == 1 and low * mult <= upper.value:
+            low *= mult
         kind = value.type if value.unit else upper.type
         raw = t[value.start : upper.end].strip()
         return Value(raw, kind, low, value.unit or upper.unit, value.start, upper.end, upper.value)
@@ -513,9 +515,16 @@ class _Finder:
         return None
 
 
-def _bare_value(raw: str) -> float:
-    m = re.search(_NUM, raw)
-    return _to_float(m.group()) if m else 1.0
+_WRITTEN_MULT = re.compile(rf"(?:{_NUM})\s?(?P<mult>{_MULT})")
+
+
+def _multiplier(raw: str) -> float:
+    """The multiplier written after the digits of ``raw`` (k, M, 万…), or 1."""
+    m = _WRITTEN_MULT.search(raw)
+    if m is None:
+        return 1.0
+    mult = m["mult"]
+    return _MULTIPLIERS.get(mult.lower() if mult.lower() in _MULTIPLIERS else mult, 1.0)
 
 
 def _is_cjk(ch: str) -> bool:
