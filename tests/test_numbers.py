@@ -36,6 +36,21 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("somewhere 10k to 15k", [("10k to 15k", "number", 10000, 15000, None, None)]),
     ("3k-5k", [("3k-5k", "number", 3000, 5000, None, None)]),
     ("$500-2k", [("$500-2k", "money", 500, 2000, "USD", None)]),
+    # two numerals one apart are a range, in their place; a real number stays one
+    ("三四天", [("三四天", "duration", 3, 4, "day", None)]),
+    ("五六个人", [("五六个人", "quantity", 5, 6, "人", None)]),
+    ("大概两三百块", [("两三百块", "money", 200, 300, "CNY", None)]),
+    ("一两个小时", [("一两个小时", "duration", 1, 2, "h", None)]),
+    ("五六万块", [("五六万块", "money", 50000, 60000, "CNY", None)]),
+    ("三十四个人", [("三十四个人", "quantity", 34, None, "人", None)]),
+    # the end of a range of clock times keeps the part of the day of its start
+    (
+        "晚上7点到9点",
+        [
+            ("晚上7点", "time", "19:00", None, None, None),
+            ("9点", "time", "21:00", None, None, None),
+        ],
+    ),
     # Chinese numerals
     ("两百毫秒", [("两百毫秒", "duration", 200, None, "ms", None)]),
     # calories: never yuan, and 千 before 卡 is part of the unit

@@ -69,6 +69,8 @@ _CN_PERIOD = r"(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里
 _CN_CLOCK = re.compile(
     rf"({_CN_PERIOD})(\d{{1,2}}|[一二两三四五六七八九十]{{1,3}})[点點](?:(半)|(\d{{1,2}}|[一二三四五六七八九十]{{1,3}})分?|(一刻)|(三刻))?"
 )
+#: What joins the two ends of a range of clock times ("7点到9点").
+_CLOCK_RANGE = re.compile(r"\s*(?:到|至|-|~|～|—|－)\s*")
 _CN_PERIOD_CLOCK = re.compile(rf"({_CN_PERIOD[3:-2]})\s*(\d{{1,2}}):(\d{{2}})")
 
 
@@ -153,6 +155,7 @@ def find_dates(f: _Finds) -> None:
 
 def find_times(f: _Finds) -> None:
     t = f.text
+    before = (-1, "")  # where the last Chinese clock time ended, and its part of the day
     for m in _CN_CLOCK.finditer(t):
         if not f.free(*m.span()):
             continue
@@ -162,7 +165,11 @@ def find_times(f: _Finds) -> None:
         minute = 30 if m[3] else (small_int(m[4]) if m[4] else 15 if m[5] else 45 if m[6] else 0)
         if minute is None or minute > 59:
             continue
-        hour = _afternoon(m[1], hour)
+        period = m[1]
+        if not period and _CLOCK_RANGE.fullmatch(t, before[0], m.start()):
+            period = before[1]  # 晚上7点到9点: the end of the range is in the evening too
+        hour = _afternoon(period, hour)
+        before = (m.end(), period)
         f.add(Value(m.group(), "time", f"{hour:02d}:{minute:02d}", None, *m.span()))
     for m in _CN_PERIOD_CLOCK.finditer(t):
         if f.free(*m.span()) and m[1]:

@@ -22,11 +22,13 @@ Everything is a pure function of the text: the same input gives the same values.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 from convmem.core.dates import find_dates, find_times, small_int
 from convmem.core.units import (
     CN_ARTICLE_UNITS,
+    CN_BIG,
     CN_DIGIT,
     CN_PARTICLES,
     CN_SMALL,
@@ -76,6 +78,11 @@ _PRODUCT_BEFORE = re.compile(r"([A-Za-z][\w.#+-]*)\s*(?:版本|version|ver\.?|v)
 _CN_PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+|\d+(?:\.\d+)?)")
 _CN_NUM_RUN = re.compile(r"[零〇一二两俩三四五六七八九十百千万亿]+(?:个?半)?")
 
+#: "三四天", "五六个人", "两三百块": two numerals one apart, then their place, are a range.
+_CN_APPROX = re.compile(
+    r"(?P<a>[一二两三四五六七八])(?P<b>[二两三四五六七八九])(?P<place>[十百千万])?"
+    r"(?![零〇一二两三四五六七八九十百千万亿])"
+)
 #: "2、3个小时", "3、4天": two whole numbers in a row before a unit (see ``_range``).
 _NEIGHBOURS = re.compile(r"(?P<a>\d{1,2})、(?P<b>\d{1,2})(?=\s*个?\s*[\u3400-\u9fff])")
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|〜|to|through|thru|至|到|－)\s*", re.I)
@@ -283,6 +290,12 @@ class _Finder:
         """ "50-100元", "50 to 100", "50到100", "1小时 - 2小时", "3-5k": a range, or the value.
         "2、3个小时" (two numbers in a row, one apart, then a unit) is a range too."""
         t = self.text
+        approx = _CN_APPROX.match(t, value.start)
+        if approx and isinstance(value.value, float):
+            low, high = (CN_DIGIT[approx[n]] for n in ("a", "b"))
+            if high == low + 1:
+                place = {**CN_SMALL, **CN_BIG}.get(approx["place"] or "", 1)
+                return replace(value, value=float(low * place), high=float(high * place))
         pair = _NEIGHBOURS.match(t, value.start) if value.unit is None else None
         if pair and int(pair["b"]) == int(pair["a"]) + 1 and float(pair["a"]) == value.value:
             upper = self._amount(pair.start("b"), "digits", allow_bare=True)
