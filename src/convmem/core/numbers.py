@@ -292,10 +292,10 @@ class _Finder:
         t = self.text
         approx = _CN_APPROX.match(t, value.start)
         if approx and isinstance(value.value, float):
-            low, high = (CN_DIGIT[approx[n]] for n in ("a", "b"))
-            if high == low + 1:
+            first, second = (CN_DIGIT[approx[n]] for n in ("a", "b"))
+            if second == first + 1:
                 place = {**CN_SMALL, **CN_BIG}.get(approx["place"] or "", 1)
-                return replace(value, value=float(low * place), high=float(high * place))
+                return replace(value, value=float(first * place), high=float(second * place))
         pair = _NEIGHBOURS.match(t, value.start) if value.unit is None else None
         if pair and int(pair["b"]) == int(pair["a"]) + 1 and float(pair["a"]) == value.value:
             upper = self._amount(pair.start("b"), "digits", allow_bare=True)
