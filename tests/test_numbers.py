@@ -51,6 +51,12 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
             ("9点", "time", "21:00", None, None, None),
         ],
     ),
+    ("two hundred dollars", [("two hundred dollars", "money", 200, None, "USD", None)]),
+    # a quarter after the hour, a zero before the minutes; one digit after 点 is a decimal
+    ("七点一刻", [("七点一刻", "time", "07:15", None, None, None)]),
+    ("十点零五", [("十点零五", "time", "10:05", None, None, None)]),
+    ("三点五分", [("三点五分", "time", "03:05", None, None, None)]),
+    ("涨到两点五倍", []),
     # Chinese numerals
     ("两百毫秒", [("两百毫秒", "duration", 200, None, "ms", None)]),
     # calories: never yuan, and 千 before 卡 is part of the unit

@@ -67,7 +67,7 @@ _CLOCK = re.compile(
 )
 _CN_PERIOD = r"(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|半夜|今晚|明早|明晚)?"
 _CN_CLOCK = re.compile(
-    rf"({_CN_PERIOD})(\d{{1,2}}|[一二两三四五六七八九十]{{1,3}})[点點](?:(半)|(\d{{1,2}}|[一二三四五六七八九十]{{1,3}})分?|(一刻)|(三刻))?"
+    rf"({_CN_PERIOD})(\d{{1,2}}|[一二两三四五六七八九十]{{1,3}})[点點](?:(半)|(一刻)|(三刻)|(\d{{1,2}}|[零〇一二三四五六七八九十]{{1,3}})(分)?)?"
 )
 #: What joins the two ends of a range of clock times ("7点到9点").
 _CLOCK_RANGE = re.compile(r"\s*(?:到|至|-|~|～|—|－)\s*")
@@ -162,9 +162,11 @@ def find_times(f: _Finds) -> None:
         hour = small_int(m[2])
         if hour is None or hour > 24:
             continue
-        minute = 30 if m[3] else (small_int(m[4]) if m[4] else 15 if m[5] else 45 if m[6] else 0)
+        minute = 30 if m[3] else 15 if m[4] else 45 if m[5] else small_int(m[6]) if m[6] else 0
         if minute is None or minute > 59:
             continue
+        if m[6] and len(m[6]) == 1 and m[6] in "一二三四五六七八九" and not m[7]:
+            continue  # 两点五, 一点五倍: a decimal, not a clock time (2:05 is 两点零五 or 两点五分)
         period = m[1]
         if not period and _CLOCK_RANGE.fullmatch(t, before[0], m.start()):
             period = before[1]  # 晚上7点到9点: the end of the range is in the evening too

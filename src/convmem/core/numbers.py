@@ -157,7 +157,10 @@ _EN_NUMBER_WORDS = {
     "fifty": 50, "hundred": 100,
 }  # fmt: skip
 _EN_WORD_COUNT = re.compile(
-    r"\b(" + "|".join(_EN_NUMBER_WORDS) + r")\s+(?:more\s+|extra\s+|new\s+)?([a-z]{3,}s)\b", re.I
+    r"\b(?:(?P<times>two|three|four|five|six|seven|eight|nine)\s+(?=hundred))?"
+    r"(?P<word>" + "|".join(_EN_NUMBER_WORDS) + r")\s+(?:more\s+|extra\s+|new\s+)?"
+    r"(?P<noun>[a-z]{3,}s)\b",
+    re.I,
 )
 
 
@@ -256,13 +259,16 @@ class _Finder:
     def words(self) -> None:
         """ "two reports": a number word before a plural noun counts it."""
         for m in _EN_WORD_COUNT.finditer(self.text):
-            if self.free(*m.span()) and m[2].lower() not in NOT_NOUNS:
-                value = float(_EN_NUMBER_WORDS[m[1].lower()])
-                unit = UNIT_TABLE.get(m[2].lower())
+            noun = m["noun"]
+            if self.free(*m.span()) and noun.lower() not in NOT_NOUNS:
+                value = float(_EN_NUMBER_WORDS[m["word"].lower()])
+                if m["times"]:  # "two hundred dollars"
+                    value *= _EN_NUMBER_WORDS[m["times"].lower()]
+                unit = UNIT_TABLE.get(noun.lower())
                 if unit is not None:  # "two weeks": a duration
                     self.add(Value(m.group(), unit[1], value, unit[0], *m.span()))
                 else:
-                    self.add(Value(m.group(), "quantity", value, singular(m[2]), *m.span()))
+                    self.add(Value(m.group(), "quantity", value, singular(noun), *m.span()))
 
     def percents(self) -> None:
         for m in _CN_PERCENT.finditer(self.text):
