@@ -97,7 +97,12 @@ _SUBJECT_BEFORE_VERB = re.compile(
     r"(?P<np>[\w./+#-]+(?:\s+[\w./+#-]+){0,6}?)\s+"
     r"(?:is|are|was|were|will be|should be|must be|needs to be|has to be|have to be|must stay"
     r"|should stay|stays|remains|must|should|needs to|need to|has to|have to|can't|cannot"
-    r"|mustn't|shouldn't|may not|can|goes|sits|lives|runs|costs|takes|=|:)\b",
+    r"|mustn't|shouldn't|may not|can|goes|sits|lives|runs|costs|takes|=|:"
+    # a value changed ("standup moved to 10", "launch got pushed back to March 10")
+    # (intransitive: in "my dietitian bumped me to 2,000" the dietitian is not what changed)
+    r"|(?:got |was |were |has been |have been )?(?:moved|pushed|shifted|bumped|changed|dropped"
+    r"|raised|lowered|cut|extended|rescheduled|went up|went down)"
+    r"(?=\s+(?:back\s+|out\s+|up\s+|down\s+)?(?:to|till|until)\b))\b",
     _I,
 )
 _SUBJECT_AFTER_VERB = re.compile(
@@ -185,9 +190,11 @@ _CORRECTION = re.compile(
 #: beside "现在75kg"; "企业版客户放宽到每分钟300次" beside the general limit).
 _CHANGE = re.compile(
     r"\b(?:relax(?:ed)?|tighten(?:ed)?|increase[ds]?|decrease[ds]?|reduce[ds]?|raise[ds]?|lower(?:ed)?"
-    r"|bump(?:ed)?|set|change[ds]?)"
-    r"(?: (?:the |our |my )?[\w-]+(?: [\w-]+)?)? to\b"
-    r"|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到",
+    r"|bump(?:ed)?|set|change[ds]?|move[ds]?|moving|push(?:ed|es)?|shift(?:ed|s)?|extend(?:ed|s)?"
+    r"|cut|drop(?:ped|s)?|upped|resched(?:uled?|ules)?)"
+    r"(?: (?:the |our |my )?[\w-]+(?: [\w-]+)?)?(?: back| up| out)? to\b"
+    r"|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到|挪到|推到|推迟到|延到|延后到|延长到|提前到"
+    r"|调到|调整到|涨到|降到|改到",
     _I,
 )
 _SCRATCH = re.compile(
