@@ -94,7 +94,9 @@ _STOP = frozenset(
 )
 _SUBJECT_BEFORE_VERB = re.compile(
     r"^(?:(?:the|my|our|your|their|his|her|its|this|that|a|an)\s+)?"
-    r"(?P<np>[\w./+#-]+(?:\s+[\w./+#-]+){0,6}?)\s+"
+    # (a subject runs on through no "so", "but", "because": "everyone chipped in so the
+    # cabin budget went up" is not about everyone)
+    r"(?P<np>[\w./+#-]+(?:\s+(?!(?:so|but|because)\b)[\w./+#-]+){0,6}?)\s+"
     r"(?:is|are|was|were|will be|should be|must be|needs to be|has to be|have to be|must stay"
     r"|should stay|stays|remains|must|should|needs to|need to|has to|have to|can't|cannot"
     r"|mustn't|shouldn't|may not|can|goes|sits|lives|runs|costs|takes|=|:"
