@@ -187,9 +187,17 @@ def clause_contexts(
     out = []
     pasted = len(segment.prose_lines(text)) < sum(1 for x in text.split("\n") if x.strip())
     first = True
+    carry = ""  # a sentence that only says a correction follows ("不对", "Wait.") opens the next
     for sentence in segment.sentences(text):
         in_question = sentence.text.rstrip().endswith(("?", "？"))
-        for clause in segment.clauses(sentence):
+        found = segment.clauses(sentence)
+        if not found and segment.only_correction(sentence.text):
+            carry = f"{carry} {sentence.text.strip()}".strip()
+            continue
+        for clause in found:
+            if carry:
+                clause = dataclasses.replace(clause, opener=f"{carry} {clause.opener}".strip())
+                carry = ""
             ctx = acts.Context(
                 opener=clause.opener,
                 corrects=clause.corrects,

@@ -391,9 +391,28 @@ _OPENER = re.compile(
 )
 _CORRECTION_OPENER = re.compile(
     r"\b(?:actually|correction|scratch that|wait|sorry|oops|my bad|never mind|nvm|update|not quite"
-    r"|hold on)\b|算了|不对|等等|更正|纠正|说错了|改一下|其实",
+    r"|hold on|no|nope)\b|算了|不对|等等|更正|纠正|说错了|改一下|其实",
     re.I,
 )
+
+
+def only_correction(text: str) -> bool:
+    """Whether ``text`` is nothing but openers, one of them a correction's ("不对",
+    "Wait.", "nope"): what it corrects is said in the next sentence."""
+    text = text.strip()
+    m = _OPENER.match(text)
+    return m is not None and not text[m.end() :].strip() and bool(_CORRECTS_NEXT.search(text))
+
+
+#: Openers that say the next sentence puts a value right; not 算了 or "never mind", which
+#: as often drop a plan for another one ("算了 就接电商的").
+_CORRECTS_NEXT = re.compile(
+    r"\b(?:actually|correction|wait|sorry|oops|my bad|not quite|hold on|no|nope)\b"
+    r"|不对|等等|更正|纠正|说错了",
+    re.I,
+)
+
+
 _TRAILING = re.compile(r"[\s,，;；:：、—–-]+$")
 
 
