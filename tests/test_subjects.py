@@ -100,6 +100,9 @@ def test_how_long_something_lasted_is_no_correction(text: str, correction: bool)
         ("时间也往后挪到7点半吧", ""),
         # "budget" is a noun after a word, a verb at the start
         ("everyone chipped in so the cabin budget went up to $1,500", ""),
+        # who says it is not what it is about
+        ("我老婆觉得预算4000就够了", "预算"),
+        ("运维那边说日志至少要留30天", "日志"),
         ("the cabin budget is $1,200", "cabin budget"),
     ],
 )

@@ -128,6 +128,8 @@ _ZH_VERBS = re.compile(
     r"|需要|上限|下限|不是|就是|是|为|要|得|用|(?<![现正实存])在"
     r"|调到|调成|改到|挪到|提到|降到|涨到|放宽到|收紧到|提高到|降低到|推迟到|提前到|延到|加到|减到"
 )
+#: Who says or thinks what follows ("我老婆觉得", "运维说"): the claim's subject comes after.
+_ZH_SPEAKER = re.compile(r"^[^，,。；;]{0,8}?(?:觉得|认为|表示|说)(?!错|好|定|了)")
 _ZH_SUBJECT_STRIP = re.compile(r"^(?:把|将|给|让|就|都|还|也|再|先|然后|另外|还有)|(?:的)$")
 
 #: "rather than X", "instead of X", "not X"; in English an old value must look like one
@@ -440,6 +442,7 @@ _ZH_VALUE_KIND = frozenset({"时间", "日期", "时候", "时间点"})
 
 def _zh_subject(body: str) -> str:
     """The head of the noun phrase before the first verb: "摘要的预算是3000" -> 预算."""
+    body = _ZH_SPEAKER.sub("", body, count=1)  # 我老婆觉得4000就够了: not about 老婆
     for m in _ZH_VERBS.finditer(body):
         head = body[: m.start()].strip()
         head = _ZH_SUBJECT_STRIP.sub("", head)
