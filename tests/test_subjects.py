@@ -103,6 +103,8 @@ def test_how_long_something_lasted_is_no_correction(text: str, correction: bool)
         # who says it is not what it is about
         ("我老婆觉得预算4000就够了", "预算"),
         ("运维那边说日志至少要留30天", "日志"),
+        ("my manager said the deadline is the 20th", "deadline"),
+        ("according to ops the retention must be 30 days", "retention"),
         ("the cabin budget is $1,200", "cabin budget"),
     ],
 )

@@ -128,6 +128,12 @@ _ZH_VERBS = re.compile(
     r"|需要|上限|下限|不是|就是|是|为|要|得|用|(?<![现正实存])在"
     r"|调到|调成|改到|挪到|提到|降到|涨到|放宽到|收紧到|提高到|降低到|推迟到|提前到|延到|加到|减到"
 )
+#: Who says or thinks what follows, in English ("my manager said", "according to ops").
+_EN_SPEAKER = re.compile(
+    r"^(?:[\w'-]+\s+){0,4}?(?:thinks?|says?|said|claims?|insists?|told (?:me|us))\s+(?:that\s+)?"
+    r"|^according to (?:[\w'-]+\s+){0,3}?(?=the\b|our\b|my\b)",
+    _I,
+)
 #: Who says or thinks what follows ("我老婆觉得", "运维说"): the claim's subject comes after.
 _ZH_SPEAKER = re.compile(r"^[^，,。；;]{0,8}?(?:觉得|认为|表示|说)(?!错|好|定|了)")
 _ZH_SUBJECT_STRIP = re.compile(r"^(?:把|将|给|让|就|都|还|也|再|先|然后|另外|还有)|(?:的)$")
@@ -361,6 +367,7 @@ def subject_key(text: str, numbers: list[Value] | None = None) -> str:
         key = _zh_subject(body)
         if key:
             return key
+    body = _EN_SPEAKER.sub("", body, count=1)  # "my manager said the deadline is…"
     cue = CueText(body)
     for pattern in (_SUBJECT_AFTER_VERB, _SUBJECT_BEFORE_VERB):
         np = cue.find(pattern, "np")
