@@ -344,7 +344,7 @@ def candidates(text: str, from_user: bool = True, after_question: bool = False) 
         if from_user and kind is None and not retraction:
             values = [n for n in act.numbers if n.type != "version"]
             if reading is None or not (
-                (reading.correction or clause.corrects)
+                (reading.correction or reading.change or clause.corrects)
                 and (values or reading.names or reading.rejected)
             ):
                 continue

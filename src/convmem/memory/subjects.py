@@ -460,7 +460,9 @@ def _zh_subject(body: str) -> str:
         head = body[: m.start()].strip()
         head = _ZH_SUBJECT_STRIP.sub("", head)
         head = head.split("的")[-1].strip()
-        head = re.sub(r"^(?:我们|咱们|我|你|这个|那个|这次|整体|总|每个|每)+", "", head)
+        head = re.sub(
+            r"^(?:我们|咱们|我|你|这个|那个|这次|整体|总|每个|每[晚天日周月年人次]|每)+", "", head
+        )
         # a value after the noun goes ("预算3000"), an identifier's digits stay ("p95")
         head = re.sub(r"(?<![A-Za-z_\d])[\d\s.,，:：]+$", "", head).rstrip(" .,，:：")
         head = _bare_head(head)
@@ -518,10 +520,10 @@ class Reading:
 
 
 def says_about_earlier(text: str, opener: str = "") -> bool:
-    """Whether a clause holds a correction or retraction cue: without one, its
-    :func:`read` has neither ``correction`` nor ``retract_target`` set."""
+    """Whether a clause holds a correction, change or retraction cue: without one, its
+    :func:`read` has none of ``correction``, ``change`` and ``retract_target`` set."""
     cue = CueText(f"{opener} {text}".strip())
-    return cue.search(_CORRECTION) or cue.search(_RETRACT_WORDS)
+    return cue.search(_CORRECTION) or cue.search(_CHANGE) or cue.search(_RETRACT_WORDS)
 
 
 def read(text: str, opener: str = "") -> Reading:
