@@ -57,6 +57,8 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("十点零五", [("十点零五", "time", "10:05", None, None, None)]),
     ("三点五分", [("三点五分", "time", "03:05", None, None, None)]),
     ("涨到两点五倍", []),
+    # a verb after a number is no counted noun
+    ("MAX_WORKERS=8 works better", [("8", "number", 8, None, None, None)]),
     # Chinese numerals
     ("两百毫秒", [("两百毫秒", "duration", 200, None, "ms", None)]),
     # calories: never yuan, and 千 before 卡 is part of the unit

@@ -104,6 +104,10 @@ def test_how_long_something_lasted_is_no_correction(text: str, correction: bool)
         ("我老婆觉得预算4000就够了", "预算"),
         ("运维那边说日志至少要留30天", "日志"),
         ("my manager said the deadline is the 20th", "deadline"),
+        # a setting written as code
+        ("actually MAX_WORKERS=8 works better", "max_worker"),
+        ("retries: 5", "retry"),
+        ("error: connection refused", ""),
         ("according to ops the retention must be 30 days", "retention"),
         ("the cabin budget is $1,200", "cabin budget"),
     ],

@@ -90,6 +90,7 @@ NOT_NOUNS = frozenset(
     x th st nd rd ok okay etc vs am pm because since though although while whereas unless until
     whether cause just maybe probably really already yet again now today tonight tomorrow
     yesterday anyway haha lol please thanks max min tops instead either also ish plus
+    works worked seems looks sounds feels helps makes breaks fails passes
     """.split()
 )
 IE_NOUNS = frozenset({"calorie", "movie", "cookie", "pie", "tie", "rookie", "selfie", "zombie"})

@@ -107,6 +107,11 @@ _SUBJECT_BEFORE_VERB = re.compile(
     r"(?=\s+(?:back\s+|out\s+|up\s+|down\s+)?(?:to|till|until)\b))\b",
     _I,
 )
+#: A setting written as code: "MAX_WORKERS=4", "retries: 5", "set TIMEOUT = 30".
+_SUBJECT_ASSIGNED = re.compile(
+    r"^(?:(?:set|export|actually|so|ok)\s+)*(?P<np>[A-Za-z_][\w.-]*)"
+    r"(?:\s*=\s*[\w$\"'.-]|:\s*[\d$\"'])"  # "note: the timeout…" is no setting of note
+)
 _SUBJECT_AFTER_VERB = re.compile(
     r"\b(?:keep|set|make|cap|limit|put|bump|raise|lower|change|switch|move|increase|decrease"
     # "budget" is a verb at the start or after a subject ("let's budget 3 hours"), a
@@ -375,7 +380,7 @@ def subject_key(text: str, numbers: list[Value] | None = None) -> str:
             return key
     body = _EN_SPEAKER.sub("", body, count=1)  # "my manager said the deadline is…"
     cue = CueText(body)
-    for pattern in (_SUBJECT_AFTER_VERB, _SUBJECT_BEFORE_VERB):
+    for pattern in (_SUBJECT_ASSIGNED, _SUBJECT_AFTER_VERB, _SUBJECT_BEFORE_VERB):
         np = cue.find(pattern, "np")
         if np is not None:
             words = _content_words(body[np[0] : np[1]])
