@@ -59,6 +59,12 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("涨到两点五倍", []),
     # a verb after a number is no counted noun
     ("MAX_WORKERS=8 works better", [("8", "number", 8, None, None, None)]),
+    ("十五六个人", [("十五六个人", "quantity", 15, 16, "人", None)]),
+    ("三到五天", [("三到五天", "duration", 3, 5, "day", None)]),
+    # the half, or "more", between the counter and the unit; an ordinal counts nothing
+    ("4个半小时", [("4个半小时", "duration", 4.5, None, "h", None)]),
+    ("三个多小时", [("三个多小时", "duration", 3, None, "h", None)]),
+    ("第2天去故宫", []),
     # Chinese numerals
     ("两百毫秒", [("两百毫秒", "duration", 200, None, "ms", None)]),
     # calories: never yuan, and 千 before 卡 is part of the unit

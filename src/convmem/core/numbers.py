@@ -80,8 +80,12 @@ _CN_NUM_RUN = re.compile(r"[零〇一二两俩三四五六七八九十百千万�
 
 #: "三四天", "五六个人", "两三百块": two numerals one apart, then their place, are a range.
 _CN_APPROX = re.compile(
-    r"(?P<a>[一二两三四五六七八])(?P<b>[二两三四五六七八九])(?P<place>[十百千万])?"
+    r"(?P<tens>[二三四五六七八九]?十)?(?P<a>[一二两三四五六七八])(?P<b>[二两三四五六七八九])(?P<place>[十百千万])?"
     r"(?![零〇一二两三四五六七八九十百千万亿])"
+)
+#: A lone numeral and a range's join right before a value: "三到五天", "两到3个".
+_LONE_LOW = re.compile(
+    r"(?<![零〇一二两三四五六七八九十百千万亿\d])(?P<low>[一二两三四五六七八九十])\s*(?:到|至|~|～|-|－)\s*$"
 )
 #: "2、3个小时", "3、4天": two whole numbers in a row before a unit (see ``_range``).
 _NEIGHBOURS = re.compile(r"(?P<a>\d{1,2})、(?P<b>\d{1,2})(?=\s*个?\s*[\u3400-\u9fff])")
@@ -288,9 +292,23 @@ class _Finder:
         for start, how in sorted(spans):
             if not self.free(start, start + 1):
                 continue
+            if t[max(0, start - 1) : start] == "第":
+                continue  # 第2天, 第三个: which one, not how many
             value = self._amount(start, how)
             if value is not None:
-                self.add(self._between(self._range(value)))
+                self.add(self._between(self._range(self._from_lone_digit(value))))
+
+    def _from_lone_digit(self, value: Value) -> Value:
+        """ "三到五天": the lower end, a lone numeral, is no value of its own (三 alone
+        is not read as a number), so the range is found from its upper end."""
+        m = _LONE_LOW.search(self.text, 0, value.start)
+        if m is None or not isinstance(value.value, float) or not self.free(m.start(), m.end()):
+            return value
+        low = float(small_int(m["low"]) or 0)
+        if not 0 < low < value.value:
+            return value
+        raw = self.text[m.start() : value.end]
+        return Value(raw, value.type, low, value.unit, m.start(), value.end, value.value)
 
     def _range(self, value: Value) -> Value:
         """ "50-100元", "50 to 100", "50到100", "1小时 - 2小时", "3-5k": a range, or the value.
@@ -301,7 +319,10 @@ class _Finder:
             first, second = (CN_DIGIT[approx[n]] for n in ("a", "b"))
             if second == first + 1:
                 place = {**CN_SMALL, **CN_BIG}.get(approx["place"] or "", 1)
-                return replace(value, value=float(first * place), high=float(second * place))
+                tens = approx["tens"]
+                base = 0 if not tens else 10 * (CN_DIGIT[tens[0]] if len(tens) == 2 else 1)
+                low, high = (base + first) * place, (base + second) * place  # 十五六万
+                return replace(value, value=float(low), high=float(high))
         pair = _NEIGHBOURS.match(t, value.start) if value.unit is None else None
         if pair and int(pair["b"]) == int(pair["a"]) + 1 and float(pair["a"]) == value.value:
             upper = self._amount(pair.start("b"), "digits", allow_bare=True)
@@ -438,6 +459,11 @@ class _Finder:
                 return None  # 一个人均…: "a per-person average of…"
             if unit is None and how == "chinese" and body == "一":
                 return None  # 一个, 一家: "a", not a count
+            if unit is None and t[end + 1 : end + 2] in ("半", "多"):
+                # 4个半小时, 三个多小时: the half, or "more", comes between the counter and the unit
+                unit = _unit_at(t, end + 2)
+                if unit is not None and t[end + 1] == "半":
+                    value += 0.5
             if unit is None:
                 # 三个人, 两个大人: the counted noun follows the measure word
                 noun = re.match(r"[\u3400-\u9fff]{1,2}", t[end + 1 : end + 3])
