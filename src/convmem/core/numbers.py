@@ -321,8 +321,8 @@ class _Finder:
                 place = {**CN_SMALL, **CN_BIG}.get(approx["place"] or "", 1)
                 tens = approx["tens"]
                 base = 0 if not tens else 10 * (CN_DIGIT[tens[0]] if len(tens) == 2 else 1)
-                low, high = (base + first) * place, (base + second) * place  # 十五六万
-                return replace(value, value=float(low), high=float(high))
+                bottom, top = (base + first) * place, (base + second) * place  # 十五六万
+                return replace(value, value=float(bottom), high=float(top))
         pair = _NEIGHBOURS.match(t, value.start) if value.unit is None else None
         if pair and int(pair["b"]) == int(pair["a"]) + 1 and float(pair["a"]) == value.value:
             upper = self._amount(pair.start("b"), "digits", allow_bare=True)
