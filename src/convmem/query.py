@@ -145,7 +145,7 @@ def word_stem(word: str) -> str:
     for its :func:`stem` (whose first step is the same), so a query's stems and the
     index's words meet without a prefix search (whose cost grows with the whole store).
     """
-    while True:
+    for _ in range(2 * len(word) + 2):  # every step but a Porter2 y -> i shortens the word
         nxt = stem(word)
         if nxt == word:
             nxt = _trim(word)
@@ -153,8 +153,9 @@ def word_stem(word: str) -> str:
             root = _porter2(nxt)
             nxt = root if len(root) >= 3 else nxt  # "its" stays a word of three
         if nxt == word:
-            return word
+            break
         word = nxt
+    return word
 
 
 _stemmers = threading.local()
