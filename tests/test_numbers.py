@@ -65,6 +65,14 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("4个半小时", [("4个半小时", "duration", 4.5, None, "h", None)]),
     ("三个多小时", [("三个多小时", "duration", 3, None, "h", None)]),
     ("第2天去故宫", []),
+    # a digit right after 万 or 千 counts the next place down
+    ("预算1万5左右", [("1万5", "number", 15000, None, None, None)]),
+    ("每晚1千2以内", [("1千2", "number", 1200, None, None, "upper")]),
+    ("2万零500", [("2万零500", "number", 20500, None, None, None)]),
+    (
+        "1万5个人",
+        [("1万", "number", 10000, None, None, None), ("5个人", "quantity", 5, None, "人", None)],
+    ),
     # Chinese numerals
     ("两百毫秒", [("两百毫秒", "duration", 200, None, "ms", None)]),
     # calories: never yuan, and 千 before 卡 is part of the unit

@@ -83,6 +83,10 @@ _CN_APPROX = re.compile(
     r"(?P<tens>[二三四五六七八九]?十)?(?P<a>[一二两三四五六七八])(?P<b>[二两三四五六七八九])(?P<place>[十百千万])?"
     r"(?![零〇一二两三四五六七八九十百千万亿])"
 )
+#: After 万 or 千 written with digits, the digits of the next place down: "1万5", "1万5千",
+#: "2万零500" (see ``_Finder._tail_digits``).
+_NEXT_PLACE = {"万": "千", "千": "百"}
+_TAIL_DIGITS = re.compile(r"(?P<zero>零)?(?P<digits>\d{1,4})(?P<place>[千百])?(?![\d.])")
 #: A lone numeral and a range's join right before a value: "三到五天", "两到3个".
 _LONE_LOW = re.compile(
     r"(?<![零〇一二两三四五六七八九十百千万亿\d])(?P<low>[一二两三四五六七八九十])\s*(?:到|至|~|～|-|－)\s*$"
@@ -310,6 +314,25 @@ class _Finder:
         raw = self.text[m.start() : value.end]
         return Value(raw, value.type, low, value.unit, m.start(), value.end, value.value)
 
+    def _tail_digits(self, value: float, mult: str, end: int) -> tuple[float, int]:
+        """ "1万5" is 15,000 and "1千5" 1,500: a digit right after 万 or 千 counts the next
+        place down ("1万5千" says that place; "2万零500" adds 500). Not before a unit of
+        its own ("1万5个人") or another digit."""
+        t = self.text
+        m = _TAIL_DIGITS.match(t, end)
+        if m is None:
+            return value, end
+        after = _unit_at(t, m.end())
+        if t[m.end() : m.end() + 1] == "个" or (after is not None and after[1] != "money"):
+            return value, end
+        if m["zero"]:
+            if m["place"] or float(m["digits"]) >= _MULTIPLIERS[mult] / 10:
+                return value, end
+            return value + float(m["digits"]), m.end()
+        if len(m["digits"]) != 1 or (m["place"] and m["place"] != _NEXT_PLACE[mult]):
+            return value, end
+        return value + int(m["digits"]) * _MULTIPLIERS[mult] / 10, m.end()
+
     def _range(self, value: Value) -> Value:
         """ "50-100元", "50 to 100", "50到100", "1小时 - 2小时", "3-5k": a range, or the value.
         "2、3个小时" (two numbers in a row, one apart, then a unit) is a range too."""
@@ -413,6 +436,8 @@ class _Finder:
                 mult = m["mult"]
                 key = mult.lower() if mult.lower() in _MULTIPLIERS else mult
                 value *= _MULTIPLIERS.get(key, 1)
+                if mult in _NEXT_PLACE and not m["pct"]:
+                    value, end = self._tail_digits(value, mult, end)
             if m["pct"]:
                 return Value(t[begin:end].strip(), "percent", value, "%", begin, end)
         else:
