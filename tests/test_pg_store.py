@@ -239,12 +239,20 @@ def test_case_folding_differs_only_where_unicode_tables_do(
 # --- schema ---------------------------------------------------------------------------------
 
 
-def test_oldest_schema_migrates_forward(pg_pool: pg_server.SchemaPool) -> None:
+def _pg_database_at(pg_pool: pg_server.SchemaPool, version: int) -> tuple[PgDatabase, str]:
+    """A PostgreSQL schema as convmem left it at schema ``version`` (not migrated on),
+    and its URL."""
     url = pg_pool.url(pg_pool.checkout(migrated=False))
     db = PgDatabase(url, migrate=False)
     with db.transaction():
-        MIGRATIONS[0][1](db)
-        db.execute("INSERT INTO meta(key, value) VALUES ('schema', '1')")
+        for _, func in MIGRATIONS[:version]:
+            func(db)
+        db.execute("INSERT INTO meta(key, value) VALUES ('schema', ?)", (str(version),))
+    return db, url
+
+
+def test_oldest_schema_migrates_forward(pg_pool: pg_server.SchemaPool) -> None:
+    db, url = _pg_database_at(pg_pool, 1)
     db.execute(
         "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
         " VALUES ('old', 1, 'user/message', 'kept across migrations', 'h', 'then')"
@@ -274,12 +282,7 @@ def test_oldest_schema_migrates_forward(pg_pool: pg_server.SchemaPool) -> None:
 
 def test_word_indexes_are_rebuilt_with_english_stems(pg_pool: pg_server.SchemaPool) -> None:
     # schema 12 held a short root's inflections as they were written
-    url = pg_pool.url(pg_pool.checkout(migrated=False))
-    db = PgDatabase(url, migrate=False)
-    with db.transaction():
-        for _, func in MIGRATIONS[:12]:
-            func(db)
-        db.execute("INSERT INTO meta(key, value) VALUES ('schema', '12')")
+    db, url = _pg_database_at(pg_pool, 12)
     db.execute(
         "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
         " VALUES ('old', 1, 'user/message', 'we went hiking', 'h', 'then')"
@@ -300,12 +303,7 @@ def test_word_indexes_of_whole_words_are_rebuilt_with_stems(
     pg_pool: pg_server.SchemaPool,
 ) -> None:
     # before schema 9 a row held its words as written, joined by single spaces
-    url = pg_pool.url(pg_pool.checkout(migrated=False))
-    db = PgDatabase(url, migrate=False)
-    with db.transaction():
-        for _, func in MIGRATIONS[:8]:
-            func(db)
-        db.execute("INSERT INTO meta(key, value) VALUES ('schema', '8')")
+    db, url = _pg_database_at(pg_pool, 8)
     db.execute(
         "INSERT INTO events (session_id, seq, type, text, content_hash, ingested_at)"
         " VALUES ('old', 1, 'user/message', 'caching the pages', 'h', 'then')"

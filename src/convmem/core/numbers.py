@@ -434,8 +434,7 @@ class _Finder:
             end = m.end()
             if m["mult"]:
                 mult = m["mult"]
-                key = mult.lower() if mult.lower() in _MULTIPLIERS else mult
-                value *= _MULTIPLIERS.get(key, 1)
+                value *= _mult_value(mult)
                 if mult in _NEXT_PLACE and not m["pct"]:
                     value, end = self._tail_digits(value, mult, end)
             if m["pct"]:
@@ -591,9 +590,11 @@ _WRITTEN_MULT = re.compile(rf"(?:{_NUM})\s?(?P<mult>{_MULT})")
 def _multiplier(raw: str) -> float:
     """The multiplier written after the digits of ``raw`` (k, M, 万…), or 1."""
     m = _WRITTEN_MULT.search(raw)
-    if m is None:
-        return 1.0
-    mult = m["mult"]
+    return 1.0 if m is None else _mult_value(m["mult"])
+
+
+def _mult_value(mult: str) -> float:
+    """What a multiplier as written (``k``, ``M``, ``million``, ``万``) multiplies by."""
     return _MULTIPLIERS.get(mult.lower() if mult.lower() in _MULTIPLIERS else mult, 1.0)
 
 

@@ -477,15 +477,18 @@ def v11_unordered_sessions(db: Executor) -> None:
 def v12_cjk_pairs(db: Executor) -> None:
     """Both word indexes indexed again, as SQLite's are: a row's words now end with the
     two-character windows of its CJK runs (:func:`convmem.query.index_words`)."""
-    db.execute_script("DELETE FROM message_words; DELETE FROM item_words;")
-    _fill_message_words(db)
-    _fill_item_words(db)
+    _refill_word_indexes(db)
 
 
 @migration
 def v13_english_stems(db: Executor) -> None:
     """Both word indexes indexed again, as SQLite's are: English words now go through
     the Porter2 stemmer as well (:func:`convmem.query.word_stem`)."""
+    _refill_word_indexes(db)
+
+
+def _refill_word_indexes(db: Executor) -> None:
+    """Both word indexes computed again from the text, as ``index_words`` gives them now."""
     db.execute_script("DELETE FROM message_words; DELETE FROM item_words;")
     _fill_message_words(db)
     _fill_item_words(db)
