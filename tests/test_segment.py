@@ -52,6 +52,29 @@ def test_sentences_keep_decimals_versions_and_abbreviations() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "one-time purchases are ok. we're on WooCommerce 8.9",
+            ["one-time purchases are ok.", "we're on WooCommerce 8.9"],
+        ),
+        ("is that bad?? he's a 60 lb golden", ["is that bad??", "he's a 60 lb golden"]),
+        ("hmm... maybe not", ["hmm...", "maybe not"]),
+        (
+            "fine make it 35% Should I open a SEP IRA?",
+            ["fine make it 35%", "Should I open a SEP IRA?"],
+        ),
+        # an abbreviation or an initial does not end the sentence
+        ("we compared redis vs. memcached", ["we compared redis vs. memcached"]),
+        ("it stays at 3 p.m. tomorrow", ["it stays at 3 p.m. tomorrow"]),
+        ("ask Sam K. about it", ["ask Sam K. about it"]),
+    ],
+)
+def test_chat_text_goes_on_in_lower_case(text: str, expected: list[str]) -> None:
+    assert [s.text for s in sentences(text)] == expected
+
+
 def test_units_end_sentences() -> None:
     assert _clauses("the timeout is 30 s. Can you check?") == [
         "the timeout is 30 s.",

@@ -212,14 +212,34 @@ _RUN_ON = re.compile(
     r"(?!(?:还没(?:有)?(?:想好|定|决定|确定)|没想好|没定|待定|还在考虑|还不确定)"
     r"(?:[\s。，,！!~～]|$))"
     r"|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s*(?=\w)"  # after an emoji
-    r"|(?<=[a-z0-9)'\".])\s+(?=(?:Also|So|But|And|Then|Oh|Ok|OK|Okay|Btw|BTW|Anyway|Plus|Actually"
+    r"|(?<=[a-z0-9)'\".%])\s+(?=(?:Also|So|But|And|Then|Oh|Ok|OK|Okay|Btw|BTW|Anyway|Plus|Actually"
     r"|Honestly|Basically|My|Our|We|We're|We've|We'll|It|It's|This|That|That's|There|He|She|They"
     r"|What|How|Why|When|Where|Which|Who|Can|Could|Should|Would|Is|Are|Do|Does|Did|Will|Please"
     r"|Thanks|Thank|Yeah|Yes|No|Hmm|Ugh|Wait|Sorry|Also|Just|Let's|Lets|Any|Maybe|I'm|I've|I'll"
     r"|I'd|Not|Never|Always|Don't|Budget|Note)\b)"
     r"|(?<=[a-z0-9])\s+(?=(?:what|how|why|where|which|who|should|can|could|would|do|does|is|are)"
     r"\s+(?:i|we|you|it|they|the|this|that|there|he|she|my|our)\b[^.!?]*\?\s*$)"
+    # chat text goes on in lower case after a full stop: "one-time is ok. we're on 8.9"
+    r"|(?<=[.!?])\s+(?=[a-z])"
 )
+#: Words a full stop ends without ending the sentence ("vs. memcached", "approx. 5").
+_ABBREVIATIONS = frozenset(
+    """vs etc approx incl excl esp min max no nr fig cf al dept est ca mr mrs ms dr st jr sr
+    ft lb lbs oz pt qt tsp tbsp hr hrs sec mins ave blvd rd mt jan feb mar apr jun jul aug
+    sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun""".split()
+)
+_WORD_BEFORE = re.compile(r"([\w.]*\w)[.!?]+$")
+
+
+def _ends_sentence(before: str) -> bool:
+    """Whether the full stop (or ! or ?) that ends ``before`` ends a sentence, when a
+    lower-case word follows: not after an abbreviation or an initial ("e.g.", "vs.",
+    "J.")."""
+    m = _WORD_BEFORE.search(before)
+    if m is None:
+        return False
+    word = m.group(1).lower()
+    return len(word) > 1 and "." not in word and word not in _ABBREVIATIONS
 
 
 #: "…the nanny share it has to be…": a subject and its verb start a clause, unless the
@@ -262,6 +282,8 @@ def _run_ons(piece: str) -> list[str]:
     )
     for m in marks:
         if m.start() <= pos or m.end() >= len(piece):
+            continue
+        if piece[m.start() - 1] in ".!?" and not _ends_sentence(piece[pos : m.start()]):
             continue
         if m.re is _SUBJECT_START:
             before = piece[pos : m.start()].split()
@@ -407,7 +429,7 @@ def only_correction(text: str) -> bool:
 #: Openers that say the next sentence puts a value right; not 算了 or "never mind", which
 #: as often drop a plan for another one ("算了 就接电商的").
 _CORRECTS_NEXT = re.compile(
-    r"\b(?:actually|correction|wait|sorry|oops|my bad|not quite|hold on|no|nope)\b"
+    r"\b(?:actually|correction|wait|sorry|oops|my bad|not quite|hold on|no|nope|update|edit)\b"
     r"|不对|等等|更正|纠正|说错了",
     re.I,
 )
