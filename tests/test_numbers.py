@@ -116,7 +116,13 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     # but a number with 号 in an address or a name is no day
     ("东长安街16号", [("16", "number", 16, None, None, None)]),
     ("换5号电池", [("5", "number", 5, None, None, None)]),
-    ("if it's not merged by Thursday 5pm", [("5pm", "time", "17:00", None, None, "upper")]),
+    (
+        "if it's not merged by Thursday 5pm",
+        [
+            ("Thursday", "date", "thursday", None, None, "upper"),
+            ("5pm", "time", "17:00", None, None, "upper"),
+        ],
+    ),
     # versions are never quantities
     ("Python 3.12", [("3.12", "version", "3.12", None, None, None)]),
     ("PostgreSQL 16", [("16", "version", "16", None, None, None)]),
@@ -135,6 +141,53 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("we use cursors in two reports", [("two reports", "quantity", 2, None, "report", None)]),
     ("the workers have a 1Gi memory limit", [("1Gi", "quantity", 1, None, "GiB", None)]),
     ("Stay under ¥30,000 per night in Tokyo", [("¥30,000", "money", 30000, None, "JPY", "upper")]),
+    # a "not" a few words before "less than" makes it a floor
+    ("I'm not taking less than $120k", [("$120k", "money", 120000, None, "USD", "lower")]),
+    ("no less than 3 replicas", [("3 replicas", "quantity", 3, None, "replica", "lower")]),
+    ("we're not going above $14k", [("$14k", "money", 14000, None, "USD", "upper")]),
+    # counts of years; a year, a grade and "a year" are none
+    ("我做了3年新媒体运营", [("3年", "duration", 3, None, "year", None)]),
+    ("我不想签两年的", [("两年", "duration", 2, None, "year", None)]),
+    ("2024年的计划", [("2024", "number", 2024, None, None, None)]),
+    ("3年级", [("3", "number", 3, None, None, None)]),
+    ("一年1200块", [("1200块", "money", 1200, None, "CNY", None)]),
+    # measure words and units of Chinese chat
+    ("每天盐不超过5克", [("5克", "quantity", 5, None, "g", "upper")]),
+    ("家里两只猫", [("两只", "quantity", 2, None, "只", None)]),
+    ("我家住6楼没电梯", [("6楼", "quantity", 6, None, "楼", None)]),
+    ("改成18桌", [("18桌", "quantity", 18, None, "桌", None)]),
+    ("新房90平", [("90平", "quantity", 90, None, "m2", None)]),
+    ("大概180ml", [("180ml", "quantity", 180, None, "ml", None)]),
+    ("结婚10周年", [("10周年", "quantity", 10, None, "周年", None)]),
+    ("存款还不到5万", [("5万", "number", 50000, None, None, "upper")]),
+    # not a measure word where the character starts another word, nor 一 as "a" or "per"
+    ("每晚800封顶", [("800", "number", 800, None, None, "upper")]),
+    ("一桌标准有三档", []),
+    # whose dollar, and currencies named in Chinese
+    ("总学费HK$360,000左右", [("HK$360,000", "money", 360000, None, "HKD", None)]),
+    ("A$50 a night", [("A$50", "money", 50, None, "AUD", None)]),
+    ("每个月最多给我2000澳币", [("2000澳币", "money", 2000, None, "AUD", "upper")]),
+    ("costs $20", [("$20", "money", 20, None, "USD", None)]),
+    # a day of the week is a date named by the day; 一点 alone is "a little"
+    (
+        "订上了 周五晚上7点半",
+        [
+            ("周五", "date", "friday", None, None, None),
+            ("晚上7点半", "time", "19:30", None, None, None),
+        ],
+    ),
+    ("the deadline is friday", [("friday", "date", "friday", None, None, "upper")]),
+    ("standup moved to next Monday", [("next Monday", "date", "monday", None, None, None)]),
+    ("星期天休息", [("星期天", "date", "sunday", None, None, None)]),
+    ("It's Saturday May 17", [("May 17", "date", "05-17", None, None, None)]),
+    (
+        "一周五天",
+        [("一周", "duration", 1, None, "week", None), ("五天", "duration", 5, None, "day", None)],
+    ),
+    ("每周一次", [("一次", "quantity", 1, None, "次", None)]),
+    ("这周一直在加班", []),
+    ("能便宜一点吗", []),
+    ("一点钟开会", [("一点", "time", "01:00", None, None, None)]),
 ]
 
 

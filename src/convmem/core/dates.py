@@ -69,6 +69,8 @@ _CN_PERIOD = r"(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里
 _CN_CLOCK = re.compile(
     rf"({_CN_PERIOD})(\d{{1,2}}|[一二两三四五六七八九十]{{1,3}})[点點](?:(半)|(一刻)|(三刻)|(\d{{1,2}}|[零〇一二三四五六七八九十]{{1,3}})(分)?)?"
 )
+#: What makes a bare 一点 one o'clock rather than "a little".
+_ONE_OCLOCK = re.compile(r"钟|整|前|后|以前|以后|之前|之后|左右|到|至|-|~|～")
 #: What joins the two ends of a range of clock times ("7点到9点").
 _CLOCK_RANGE = re.compile(r"\s*(?:到|至|-|~|～|—|－)\s*")
 _CN_PERIOD_CLOCK = re.compile(rf"({_CN_PERIOD[3:-2]})\s*(\d{{1,2}}):(\d{{2}})")
@@ -153,6 +155,37 @@ def find_dates(f: _Finds) -> None:
             f.add(Value(t[start : m.end()], "date", value, None, start, m.end()))
 
 
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_EN_WEEKDAY = re.compile(
+    r"\b(?<!black )(?<!cyber )(?<!good )(?:(?:next|this|last|coming)\s+)?"
+    r"(mon|tues|wednes|thurs|fri|satur|sun)days?\b",
+    re.I,
+)
+#: 周五, 星期三, 下周一; not 一周一次 (once a week), 这周一直 (all this week), 一周五天.
+_CN_WEEKDAY = re.compile(
+    r"(?:下个?|这个?|上个?|本)?(?:周|星期|礼拜)([一二三四五六日天])(?![次回遍趟直共般样定切些])"
+)
+_CN_WEEKDAY_NUMBER = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7}
+
+
+def find_weekdays(f: _Finds, dates: list[tuple[int, int]]) -> None:
+    """Days of the week ("Friday", "next monday", "周五", "星期天") as dates whose value is
+    the day's English name; not one written beside a date ("Saturday May 17"), which
+    only names that date's day."""
+    t = f.text
+    found = [(m.span(), m[1].lower()[:3]) for m in _EN_WEEKDAY.finditer(t)]
+    for m in _CN_WEEKDAY.finditer(t):
+        if m[1] != "天" and t[m.end() : m.end() + 1] == "天":
+            continue  # 一周五天: five days a week
+        found.append((m.span(), WEEKDAYS[_CN_WEEKDAY_NUMBER[m[1]] - 1][:3]))
+    for (start, end), day in found:
+        beside = any(a - 3 <= end <= a or b <= start <= b + 3 for a, b in dates)
+        if beside or not f.free(start, end):
+            continue
+        name = next(w for w in WEEKDAYS if w.startswith(day))
+        f.add(Value(t[start:end], "date", name, None, start, end))
+
+
 def find_times(f: _Finds) -> None:
     t = f.text
     before = (-1, "")  # where the last Chinese clock time ended, and its part of the day
@@ -168,6 +201,13 @@ def find_times(f: _Finds) -> None:
         if m[6] and len(m[6]) == 1 and m[6] in "一二三四五六七八九" and not m[7]:
             continue  # 两点五, 一点五倍: a decimal, not a clock time (2:05 is 两点零五 or 两点五分)
         period = m[1]
+        if (
+            m[2] == "一"
+            and not period
+            and m.end() == m.end(2) + 1
+            and not _ONE_OCLOCK.match(t, m.end())
+        ):
+            continue  # 便宜一点, 快一点: "a little", unless 一点钟, 一点前, 一点到三点
         if not period and _CLOCK_RANGE.fullmatch(t, before[0], m.start()):
             period = before[1]  # 晚上7点到9点: the end of the range is in the evening too
         hour = _afternoon(period, hour)

@@ -25,7 +25,7 @@ import re
 from dataclasses import replace
 from functools import lru_cache
 
-from convmem.core.dates import find_dates, find_times, small_int
+from convmem.core.dates import find_dates, find_times, find_weekdays, small_int
 from convmem.core.units import (
     CN_ARTICLE_UNITS,
     CN_BIG,
@@ -34,6 +34,7 @@ from convmem.core.units import (
     CN_SMALL,
     CURRENCY_CODES,
     CURRENCY_SIGNS,
+    DOLLARS,
     JAPAN,
     NOT_NOUNS,
     UNIT_TABLE,
@@ -100,7 +101,7 @@ _UPPER_BEFORE = re.compile(
     r"(?:\b(?:under|below|less than|fewer than|at most|no more than|not more than|max(?:imum)?"
     r"|up to|within|not exceed(?:ing)?|no higher than|no longer than|lower than|shorter than"
     r"|cap(?:ped)? at|limit(?:ed)? to|less then|tops)"
-    r"|<=?|≤|不(?:能|要|得|可以|应)?超过|不(?:能|要)?高于"
+    r"|<=?|≤|不(?:能|要|得|可以|应)?超过|不(?:能|要)?高于|不到|不足"
     r"|最多|最高|顶多|低于|少于|小于|不大于|控制在|压到|压在|限制在|上限(?:是|为)?)\s*$",
     re.I,
 )
@@ -117,13 +118,13 @@ _NEGATION = re.compile(
 )
 _NEGATED_LOWER = re.compile(
     r"(?:不(?:能|要|得|可以|应该?|会|准)?(?:低于|少于"
-    r"|小于|短于)|\b(?:not|never) (?:go |drop |fall )?"
-    r"(?:below|under|less than|lower than))\s*$",
+    r"|小于|短于)|\b(?:not|never|no)\s+(?:[a-z']+\s+){0,2}?"
+    r"(?:below|under|less than|fewer than|lower than))\s*$",
     re.I,
 )
 _NEGATED_UPPER = re.compile(
     r"(?:不(?:能|要|得|可以|应该?|会|准)?(?:超过|高于|大于|多于|长于|超出)"
-    r"|\b(?:not|never) (?:go |exceed )?(?:above|over|more than|higher than|exceed))\s*$",
+    r"|\b(?:not|never|no)\s+(?:[a-z']+\s+){0,2}?(?:above|over|more than|higher than|exceed))\s*$",
     re.I,
 )
 _DEADLINE_BEFORE = re.compile(
@@ -181,8 +182,10 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     if word == "g" and pos < len(text) and text[pos] == " ":
         return None  # "3 g…": a lone g after a space is rarely grams or gigabytes
     canonical, kind = UNIT_TABLE.get(word) or UNIT_TABLE[m.group().strip()]
-    if word == "年" and kind == "duration":
+    if word == "年" and kind == "duration" and not _YEARS_BEFORE.search(text, 0, pos):
         return None  # 2024年: a year, handled as a date or left alone
+    if word == "年" and text[m.end() : m.end() + 1] == "级":
+        return None  # 3年级: a school grade
     if word == "卡" and text[m.end() : m.end() + 1] in ("车", "片", "号", "位"):
         return None  # 3卡车, 卡片: not calories
     return canonical, kind, m.end()
@@ -198,9 +201,17 @@ _MULTIPLIERS = {
 }  # fmt: skip
 
 
+#: The letters before a dollar sign that say whose dollar (HK$360,000, A$50).
+_DOLLAR_PREFIX = re.compile(r"(?<![A-Za-z])(?:HK|NT|US|A|C|S)$", re.I)
+
+#: A count of years (3年, 两年, 十年), not a year (2024年, 24年底) or "a year" (一年一千).
+_YEARS_BEFORE = re.compile(
+    r"(?<![\d零〇一二两俩三四五六七八九十百千])(?:[2-9]|[两俩三四五六七八九十]|[二三四五六七八九]?十[一二三四五六七八九]?)$"
+)
+
 _ANY_NUMBER = re.compile(
     r"[\d零〇一二两俩三四五六七八九十百千万亿半]|two|three|four|five|six|seven|eight|nine|ten|eleven"
-    r"|twelve|twenty|thirty|fifty|hundred",
+    r"|twelve|twenty|thirty|fifty|hundred|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:周|星期|礼拜)[日天]",
     re.I,
 )
 _AMOUNT_AT = re.compile(rf"(?P<num>{_NUM})(?P<pct>\s?%)?(?:\s?(?P<mult>{_MULT}))?")
@@ -406,6 +417,9 @@ class _Finder:
         if j >= 0 and t[j] in CURRENCY_SIGNS:
             cur_sign = CURRENCY_SIGNS[t[j]]
             begin = j
+            dollar = _DOLLAR_PREFIX.search(t, max(0, j - 3), j)
+            if t[j] == "$" and dollar:
+                cur_sign, begin = DOLLARS[dollar.group().upper()], dollar.start()
         code_before = re.search(r"\b(USD|EUR|GBP|RMB|CNY)\s?$", t[max(0, start - 5) : start], re.I)
         if code_before and cur_sign is None:
             cur_sign = CURRENCY_CODES[code_before.group(1).lower()]
@@ -626,6 +640,7 @@ def _find_numbers(text: str) -> tuple[Value, ...]:
     f = _Finder(text)
     find_dates(f)
     find_times(f)
+    find_weekdays(f, [(v.start, v.end) for v in f.found if v.type == "date"])
     f.versions()
     f.halves()
     f.percents()

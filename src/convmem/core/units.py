@@ -54,6 +54,12 @@ _units("EUR", "money", "euros", "euro", "eur", "欧元")
 _units("GBP", "money", "pounds", "gbp", "英镑")
 _units("CNY", "money", "元", "块钱", "块", "rmb", "cny", "人民币")
 _units("JPY", "money", "yen", "jpy", "日元")
+_units("HKD", "money", "hkd", "港币", "港元")
+_units("AUD", "money", "aud", "澳币", "澳元")
+_units("CAD", "money", "cad", "加币", "加元")
+_units("SGD", "money", "sgd", "新币", "新加坡元")
+_units("TWD", "money", "twd", "新台币", "台币")
+_units("KRW", "money", "krw", "韩元", "韩币")
 _units("kcal", "quantity", "kcal", "千卡", "大卡", "卡路里", "卡")
 _units("分", "quantity", "分")
 _units("star", "quantity", "stars", "star", "星")
@@ -62,6 +68,8 @@ _units("star", "quantity", "stars", "star", "星")
 CN_COUNTERS = (
     "人", "位", "晚", "间", "台", "个", "次", "条", "张", "件", "套", "辆", "家",
     "层", "页", "本", "节", "份", "场", "周岁", "岁", "斤", "公斤", "千克", "平米", "平",
+    "只", "楼", "桌", "座", "核", "瓶", "杯", "盒", "颗", "双", "顿", "碗", "袋", "趟", "遍",
+    "篇", "站", "周年",
 )  # fmt: skip
 for _c in CN_COUNTERS:
     UNIT_TABLE.setdefault(_c, (_c, "quantity"))
@@ -70,12 +78,18 @@ UNIT_TABLE["千克"] = ("kg", "quantity")
 UNIT_TABLE["kg"] = ("kg", "quantity")
 UNIT_TABLE["kgs"] = ("kg", "quantity")
 UNIT_TABLE["平米"] = ("m2", "quantity")
+UNIT_TABLE["平"] = ("m2", "quantity")
+UNIT_TABLE["克"] = ("g", "quantity")
+UNIT_TABLE["毫升"] = ("ml", "quantity")
+UNIT_TABLE["ml"] = ("ml", "quantity")
 UNIT_TABLE["sqft"] = ("sqft", "quantity")
 
 JAPAN = re.compile(
     r"japan|tokyo|kyoto|osaka|hakone|hokkaido|okinawa|\byen\b|日本|东京|京都|大阪|日元", re.I
 )
 CURRENCY_SIGNS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "CNY", "￥": "CNY"}
+#: Dollars named by the letters before the sign.
+DOLLARS = {"HK": "HKD", "NT": "TWD", "US": "USD", "A": "AUD", "C": "CAD", "S": "SGD"}
 CURRENCY_CODES = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "rmb": "CNY", "cny": "CNY"}
 
 #: English words that follow a number but are not what it counts.
@@ -105,7 +119,7 @@ CN_DIGIT = {
 CN_SMALL = {"十": 10, "百": 100, "千": 1000}
 CN_BIG = {"万": 10_000, "亿": 100_000_000}
 CN_CHARS = "零〇一二两俩三四五六七八九十百千万亿"
-CN_ARTICLE_UNITS = frozenset("家种下点些样位张条件套份本场")
+CN_ARTICLE_UNITS = frozenset("家种下点些样位张条件套份本场桌遍顿趟杯碗")
 #: Characters that end a counted noun ("3个人的" -> 人).
 CN_PARTICLES = frozenset("的了在要是都和就也还吧呢吗啊呀着过给把被让对从到")
 

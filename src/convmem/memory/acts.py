@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass, field
 
 from convmem.core.cue_match import CueText
+from convmem.core.dates import WEEKDAYS
 from convmem.core.numbers import Value, find_numbers
 from convmem.memory import act_cues as vocab
 
@@ -92,7 +93,10 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
     binding = _unbound(lower) if "must" in lower or "can" in lower else lower
     bound = CueText(binding)
     numbers = find_numbers(low)
-    values = [n for n in numbers if n.type != "version"]
+    # a day of the week is no feature: the model learned dates from calendar dates, and
+    # "周三有大促" or "it goes out Monday" is most often narration
+    counted = [n for n in numbers if n.value not in WEEKDAYS]
+    values = [n for n in counted if n.type != "version"]
     on: set[str] = set()
 
     def flag(name: str, value: bool | object) -> None:
@@ -135,9 +139,9 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
     flag("act:fact_shape", said.search(vocab.LASTING_FACT) or (zh and said.search(vocab.ZH_FACT)))
     flag("act:self", said.match(vocab.SELF_SUBJECT) or low.startswith(("我", "咱们")))
     flag("act:requirement_noun", said.search(vocab.REQUIREMENT_NOUN))
-    for n in numbers:
+    for n in counted:
         on.add(f"num:{n.type}")
-    flag("num:none", not numbers)
+    flag("num:none", not counted)
     flag("num:bounded", any(n.bound for n in values))
     flag("num:range", any(n.high is not None for n in values))
     flag("num:many", len(values) >= 3)
@@ -306,6 +310,10 @@ def guide_rule(
     if kind in (None, "fact") and not asks and vocab.ZH_MUST.search(text):
         return "constraint", "a must (必须, 不得, 禁止)"
     if kind is None and not asks and "act:narration" not in names:
+        if "act:negated" not in names and any(
+            n.bound == "upper" and n.type in ("date", "time") for n in numbers
+        ):
+            return "constraint", "a deadline (by Friday, 周五之前)"
         if "act:needs" in names and not text.lower().startswith(("i ", "we ")):
             return "constraint", "a requirement: it needs"
         if "act:zh_named_choice" in names:

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from convmem.core.dates import WEEKDAYS
 from convmem.memory import subjects
 from convmem.memory.candidates import Candidate
 from convmem.memory.models import MemoryItem, Scope
@@ -124,9 +125,12 @@ def _values(numbers: Sequence[dict[str, object]]) -> set[object]:
 
 def _types(numbers: Sequence[dict[str, object]]) -> set[str]:
     """The kinds of measure the numbers are. A count ("quantity") is a measure only with
-    its unit (4.5 分 and 9000 tokens are two things), which ``_units`` compares."""
+    its unit (4.5 分 and 9000 tokens are two things), which ``_units`` compares; a day of
+    the week is not the same kind of date as a day of the month."""
     return {
-        str(n["type"]) for n in numbers if n.get("type") not in ("number", "version", "quantity")
+        "weekday" if n.get("value") in WEEKDAYS else str(n["type"])
+        for n in numbers
+        if n.get("type") not in ("number", "version", "quantity")
     }
 
 
