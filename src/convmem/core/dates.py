@@ -173,17 +173,18 @@ def find_weekdays(f: _Finds, dates: list[tuple[int, int]]) -> None:
     the day's English name; not one written beside a date ("Saturday May 17"), which
     only names that date's day."""
     t = f.text
-    found = [(m.span(), m[1].lower()[:3]) for m in _EN_WEEKDAY.finditer(t)]
+    found = [
+        (m.span(), next(w for w in WEEKDAYS if w.startswith(m[1].lower())))
+        for m in _EN_WEEKDAY.finditer(t)
+    ]
     for m in _CN_WEEKDAY.finditer(t):
         if m[1] != "天" and t[m.end() : m.end() + 1] == "天":
             continue  # 一周五天: five days a week
-        found.append((m.span(), WEEKDAYS[_CN_WEEKDAY_NUMBER[m[1]] - 1][:3]))
-    for (start, end), day in found:
+        found.append((m.span(), WEEKDAYS[_CN_WEEKDAY_NUMBER[m[1]] - 1]))
+    for (start, end), name in found:
         beside = any(a - 3 <= end <= a or b <= start <= b + 3 for a, b in dates)
-        if beside or not f.free(start, end):
-            continue
-        name = next(w for w in WEEKDAYS if w.startswith(day))
-        f.add(Value(t[start:end], "date", name, None, start, end))
+        if not beside and f.free(start, end):
+            f.add(Value(t[start:end], "date", name, None, start, end))
 
 
 def find_times(f: _Finds) -> None:

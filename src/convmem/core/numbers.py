@@ -202,7 +202,7 @@ _MULTIPLIERS = {
 
 
 #: The letters before a dollar sign that say whose dollar (HK$360,000, A$50).
-_DOLLAR_PREFIX = re.compile(r"(?<![A-Za-z])(?:HK|NT|US|A|C|S)$", re.I)
+_DOLLAR_PREFIX = re.compile(r"(?<![A-Za-z])(?:HK|NT|US|A|C|S)$")
 
 #: A count of years (3年, 两年, 十年), not a year (2024年, 24年底) or "a year" (一年一千).
 _YEARS_BEFORE = re.compile(
@@ -419,7 +419,7 @@ class _Finder:
             begin = j
             dollar = _DOLLAR_PREFIX.search(t, max(0, j - 3), j)
             if t[j] == "$" and dollar:
-                cur_sign, begin = DOLLARS[dollar.group().upper()], dollar.start()
+                cur_sign, begin = DOLLARS[dollar.group()], dollar.start()
         code_before = re.search(r"\b(USD|EUR|GBP|RMB|CNY)\s?$", t[max(0, start - 5) : start], re.I)
         if code_before and cur_sign is None:
             cur_sign = CURRENCY_CODES[code_before.group(1).lower()]
