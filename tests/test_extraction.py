@@ -119,6 +119,19 @@ def test_numbers_keep_unit_bound_and_conditions() -> None:
     assert fixed.reading.rejected == ("3000",)
 
 
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [
+        # "was" or "from" marks the old value only beside a new one
+        ("the offer was $92k base", ["$92k"]),
+        ("the budget was 3000, now 4000", ["4000"]),
+        ("我们的服务跑在 Python 3.12 上（上周刚从 3.9 升上来）", ["3.12"]),
+    ],
+)
+def test_a_past_value_is_kept_unless_a_new_one_replaces_it(message: str, kept: list[str]) -> None:
+    assert [n["raw"] for c in candidates(message) for n in c.numbers] == kept
+
+
 def test_every_decision_says_why() -> None:
     (cand,) = candidates("Never touch the production database directly.")
     assert cand.act.reason.startswith("constraint (model, p=")

@@ -125,13 +125,19 @@ def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, An
     return out, used
 
 
-def _rejected_value(v: Value, reading: subjects.Reading, text: str) -> bool:
-    """ "2000, not 3000": 3000 is the value being replaced, not a value of the clause."""
-    return bool(_REJECTED_BEFORE.search(text[max(0, v.start - 16) : v.start]))
+def _rejected_value(v: Value, numbers: list[Value], text: str) -> bool:
+    """ "2000, not 3000": 3000 is the value being replaced, not a value of the clause.
+    After "was" or "from" only beside another value ("it was 50, now 60", "from 10 to
+    12", "跑在 3.12 上（从 3.9 升上来）"): "the offer was $92k" states its value."""
+    m = _REJECTED_BEFORE.search(text[max(0, v.start - 16) : v.start])
+    if m is None:
+        return False
+    return not m["past"] or any(n.start != v.start for n in numbers)
 
 
 _REJECTED_BEFORE = re.compile(
-    r"(?:\bnot|\binstead of|\brather than|\bfrom|\bwas|\bno longer|不是|而非|原来是|从|把)\s*$",
+    r"(?:(?P<past>\bfrom|\bwas|从)|\bnot|\binstead of|\brather than|\bno longer|不是|而非|原来是|把)"
+    r"\s*$",
     re.I,
 )
 
@@ -371,7 +377,7 @@ def candidates(text: str, from_user: bool = True, after_question: bool = False) 
                 ),
             )
             continue
-        values = [n for n in act.numbers if not _rejected_value(n, reading, body)]
+        values = [n for n in act.numbers if not _rejected_value(n, act.numbers, body)]
         nums, conditions = number_conditions(body, values)
         if reading.correction or clause.corrects:
             reading = dataclasses.replace(
