@@ -136,8 +136,8 @@ def _rejected_value(v: Value, numbers: list[Value], text: str) -> bool:
 
 
 _REJECTED_BEFORE = re.compile(
-    r"(?:(?P<past>\bfrom|\bwas|从)|\bnot|\binstead of|\brather than|\bno longer|不是|而非|原来是|把)"
-    r"\s*$",
+    r"(?:(?P<past>\bfrom|\bwas|从)|\bnot|\binstead of|\brather than|\bno longer"
+    r"|不是|而非|原来是|把)\s*$",
     re.I,
 )
 
