@@ -188,6 +188,53 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("这周一直在加班", []),
     ("能便宜一点吗", []),
     ("一点钟开会", [("一点", "time", "01:00", None, None, None)]),
+    # clock times written with spaces; the night's small hours; 点 counting points made
+    (
+        "夜里 0 点到 8 点只有 P0 才打电话",
+        [
+            ("夜里 0 点", "time", "00:00", None, None, None),
+            ("8 点", "time", "08:00", None, None, None),
+        ],
+    ),
+    ("下午 3 点开会", [("下午 3 点", "time", "15:00", None, None, None)]),
+    ("晚上12点前睡", [("晚上12点", "time", "00:00", None, None, "upper")]),
+    ("我有三点建议", []),
+    ("有两点要注意", []),
+    # units and measure words
+    ("回答控制在 200 字以内", [("200 字", "quantity", 200, None, "char", "upper")]),
+    (
+        "1 积分就是 1 分钱",
+        [
+            ("1 积分", "quantity", 1, None, "积分", None),
+            ("1 分钱", "money", 0.01, None, "CNY", None),
+        ],
+    ),
+    ("冰箱位只有70cm宽", [("70cm", "quantity", 70, None, "cm", None)]),
+    ("宠物医院说要打三针", [("三针", "quantity", 3, None, "针", None)]),
+    ("家里4口人", [("4口人", "quantity", 4, None, "人", None)]),
+    ("一口气做完", []),
+    ("身高1米63", [("1米63", "quantity", 1.63, None, "m", None)]),
+    ("一米六五的个子", [("一米六五", "quantity", 1.65, None, "m", None)]),
+    ("100米跑", [("100米", "quantity", 100, None, "m", None)]),
+    # 内存 is memory, not "within"
+    ("机器是 64G 内存的", [("64G", "quantity", 64, None, "GB", None)]),
+    ("30 内完成", [("30", "number", 30, None, None, "upper")]),
+    # the May Day holiday and discounts
+    ("五一带爸妈自驾去黄山", [("五一", "date", "05-01", None, None, None)]),
+    ("五一二", [("五一二", "number", 512, None, None, None)]),
+    ("会员打八折", [("八折", "percent", 80, None, "%", None)]),
+    ("6.5折", [("6.5折", "percent", 65, None, "%", None)]),
+    ("折叠屏", []),
+    # a version after the word for it, or after a known name and a verb
+    ("镜像版本 1.5", [("1.5", "version", "1.5", None, None, None)]),
+    (
+        "python 用3.10还是3.11",
+        [
+            ("3.10", "version", "3.10", None, None, None),
+            ("3.11", "number", 3.11, None, None, None),
+        ],
+    ),
+    ("python 3天", [("3天", "duration", 3, None, "day", None)]),
 ]
 
 

@@ -67,13 +67,24 @@ _CLOCK = re.compile(
 )
 _CN_PERIOD = r"(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|半夜|今晚|明早|明晚)?"
 _CN_CLOCK = re.compile(
-    rf"({_CN_PERIOD})(\d{{1,2}}|[一二两三四五六七八九十]{{1,3}})[点點](?:(半)|(一刻)|(三刻)|(\d{{1,2}}|[零〇一二三四五六七八九十]{{1,3}})(分)?)?"
+    rf"((?:{_CN_PERIOD[3:-2]})\s?)?(\d{{1,2}}\s?|[一二两三四五六七八九十]{{1,3}})[点點](?:(半)|(一刻)|(三刻)|(\d{{1,2}}|[零〇一二三四五六七八九十]{{1,3}})(分)?)?"
+)
+#: What follows 点 when it counts points made, not hours ("三点建议", "两点要注意").
+_POINTS = re.compile(
+    r"\s?(?:建议|意见|要求|(?:要|需要|得)?注意|原因|想法|问题|看法|理由|需求|补充|说明|疑问|顾虑|改进|不足"
+    r"|优势|好处|区别|变化|内容|结论|心得|感受|体会|经验|教训|规则|原则)"
 )
 #: What makes a bare 一点 one o'clock rather than "a little".
 _ONE_OCLOCK = re.compile(r"钟|整|前|后|以前|以后|之前|之后|左右|到|至|-|~|～")
 #: What joins the two ends of a range of clock times ("7点到9点").
 _CLOCK_RANGE = re.compile(r"\s*(?:到|至|-|~|～|—|－)\s*")
 _CN_PERIOD_CLOCK = re.compile(rf"({_CN_PERIOD[3:-2]})\s*(\d{{1,2}}):(\d{{2}})")
+
+
+#: 五一, the May Day holiday: never how 51 is written (五十一), unless more digits follow.
+_MAY_DAY = re.compile(
+    r"(?<![\d零〇一二两三四五六七八九十百千万亿.])五一(?![\d零〇一二两三四五六七八九十百千万亿个块元%.])"
+)
 
 
 def find_dates(f: _Finds) -> None:
@@ -118,6 +129,9 @@ def find_dates(f: _Finds) -> None:
         # "3月12号去，19号回": the month said last before it; else a day of any month
         said = next((mo for end, mo in reversed(months) if end <= m.start()), "--")
         f.add(Value(m.group(), "date", f"{said}-{day:02d}", None, *m.span()))
+    for m in _MAY_DAY.finditer(t):
+        if f.free(*m.span()):
+            f.add(Value(m.group(), "date", "05-01", None, *m.span()))
     for pattern, order in ((_EN_DATE_MD, "md"), (_EN_DATE_DM, "dm")):
         for m in pattern.finditer(t):
             if not f.free(*m.span()):
@@ -193,15 +207,15 @@ def find_times(f: _Finds) -> None:
     for m in _CN_CLOCK.finditer(t):
         if not f.free(*m.span()):
             continue
-        hour = small_int(m[2])
-        if hour is None or hour > 24:
+        hour = small_int(m[2].rstrip())
+        if hour is None or hour > 24 or _POINTS.match(t, m.end()):
             continue
         minute = 30 if m[3] else 15 if m[4] else 45 if m[5] else small_int(m[6]) if m[6] else 0
         if minute is None or minute > 59:
             continue
         if m[6] and len(m[6]) == 1 and m[6] in "一二三四五六七八九" and not m[7]:
             continue  # 两点五, 一点五倍: a decimal, not a clock time (2:05 is 两点零五 or 两点五分)
-        period = m[1]
+        period = (m[1] or "").rstrip()
         if (
             m[2] == "一"
             and not period
@@ -211,8 +225,10 @@ def find_times(f: _Finds) -> None:
             continue  # 便宜一点, 快一点: "a little", unless 一点钟, 一点前, 一点到三点
         if not period and _CLOCK_RANGE.fullmatch(t, before[0], m.start()):
             period = before[1]  # 晚上7点到9点: the end of the range is in the evening too
-        hour = _afternoon(period, hour)
-        before = (m.end(), period)
+        shifted = _afternoon(period, hour)
+        # 夜里0点到8点: a start its part of the day left as it was says nothing of the end
+        before = (m.end(), period if shifted != hour else "")
+        hour = shifted
         f.add(Value(m.group(), "time", f"{hour:02d}:{minute:02d}", None, *m.span()))
     for m in _CN_PERIOD_CLOCK.finditer(t):
         if f.free(*m.span()) and m[1]:
@@ -255,8 +271,11 @@ def _year(s: str) -> int | None:
 
 
 def _afternoon(period: str | None, hour: int) -> int:
-    if period in ("下午", "傍晚", "晚上", "夜里", "今晚", "明晚") and hour < 12:
+    if period in ("下午", "傍晚") and hour < 12:
         return hour + 12
+    if period in ("晚上", "夜里", "今晚", "明晚"):
+        # 晚上8点 is 20:00, but 夜里2点 and 夜里0点 are the small hours, 晚上12点 midnight
+        return hour + 12 if 6 <= hour < 12 else 0 if hour == 12 else hour
     if period in ("中午",) and hour < 6:
         return hour + 12
     if period in ("凌晨", "半夜") and hour == 12:

@@ -74,8 +74,24 @@ _PRODUCTS = frozenset(
     pydantic sqlalchemy celery airflow spark hadoop hive flink vitest playwright selenium
     """.split()
 )
-_PRODUCT_BEFORE = re.compile(r"([A-Za-z][\w.#+-]*)\s*(?:版本|version|ver\.?|v)?\s*$", re.I)
+_PRODUCT_BEFORE = re.compile(
+    r"([A-Za-z][\w.#+-]*)\s*(?:版本|version|ver\.?|v)?\s*(?:用|是|换成|改成|升到|升级到|降到)?\s*$",
+    re.I,
+)
+#: A plain number that a name or the word before it may make a version.
+_BARE_VERSION = re.compile(
+    r"(?<![A-Za-z0-9_.$€£¥])(\d+(?:\.\d+)*)(?![A-Za-z0-9_.%]|\s?(?:%|[kK]\b))"
+)
+#: "镜像版本 1.5", "version: 2": a number right after the word is a version, of anything.
+_VERSION_WORD_BEFORE = re.compile(r"(?:版本号?|\bversion|\bver\.?)\s*(?:是|为|:|：|=)?\s*$", re.I)
 
+_METRE_TAIL = re.compile(
+    r"(?:\d{1,2}|[零一二三四五六七八九]{1,2})(?![\d.零一二三四五六七八九十百千万个米])"
+)
+#: A discount: 八折, 6.5折, 75折 (not 折叠, 折旧, 折算...).
+_DISCOUNT = re.compile(
+    r"(?<![\d.零一二两三四五六七八九十百千万])(\d\.\d|[1-9]{1,2}|[一二三四五六七八九]{1,2})折(?![叠腾旧射磨断返合算扣])"
+)
 _CN_PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+|\d+(?:\.\d+)?)")
 _CN_NUM_RUN = re.compile(r"[零〇一二两俩三四五六七八九十百千万亿]+(?:个?半)?")
 
@@ -140,7 +156,8 @@ _LIMIT_NOUN_UPPER = re.compile(
 )
 _LIMIT_NOUN_LOWER = re.compile(r"\b(?:min(?:imum)?|floor)\b|下限|至少|最少|最低", re.I)
 _UPPER_AFTER = re.compile(
-    r"^\s*(?:以内|以下|之内|内|或以下|及以下|封顶|or less|or fewer|max\b|tops\b|or under|at most)",
+    r"^\s*(?:以内|以下|之内|内(?![存容部网置核测])|或以下|及以下|封顶"
+    r"|or less|or fewer|max\b|tops\b|or under|at most)",
     re.I,
 )
 _LOWER_AFTER = re.compile(
@@ -245,22 +262,16 @@ class _Finder:
         for m in _DOTTED_VERSION.finditer(t):
             if self.free(*m.span()) and not re.match(r"\d+\.\d+\.\d+\.\d+$", m[1]):
                 self.add(Value(m.group(), "version", m[1], None, *m.span()))
-        for m in re.finditer(r"(?<![\w.$€£¥])(\d+(?:\.\d+)*)(?![\w.%]|\s?(?:%|[kK]\b))", t):
-            if not self.free(*m.span()):
-                continue
-            before = t[max(0, m.start() - 30) : m.start()]
-            product = _PRODUCT_BEFORE.search(before)
-            if not product:
-                continue
-            name = product.group(1)
-            if name.lower() not in _PRODUCTS and not (
-                "." in m[1] and name[0].isupper() and not name.isupper()
+        for m in _BARE_VERSION.finditer(t):
+            if not self.free(*m.span()) or not _names_version(
+                t[max(0, m.start() - 30) : m.start()], m[1]
             ):
                 continue
-            if _unit_at(t, m.end()) and not t[m.end() : m.end() + 1].isalpha():
-                unit = _unit_at(t, m.end())
-                if (unit and unit[1] != "duration") or t[m.end() : m.end() + 2].strip() != "":
-                    continue
+            unit = _unit_at(t, m.end())
+            if unit is not None and (
+                _is_cjk(t[m.end()]) or unit[1] != "duration" or t[m.end()] == " "
+            ):
+                continue  # "node 20 个", "python 3 weeks": a count, not a version
             self.add(Value(m[1], "version", m[1], None, *m.span()))
 
     # --- amounts -----------------------------------------------------------------------
@@ -269,7 +280,7 @@ class _Finder:
         for m in re.finditer(r"(?<![一二两三四五六七八九十\d个])半(?:个)?(小时|钟头)", self.text):
             if self.free(*m.span()):
                 self.add(Value(m.group(), "duration", 30.0, "min", *m.span()))
-        for m in re.finditer(r"([一二两三四五六七八九\d]+)分钱", self.text):
+        for m in re.finditer(r"([一二两三四五六七八九\d]+)\s?分钱", self.text):
             if self.free(*m.span()):
                 n = small_int(m[1])
                 if n is not None:
@@ -298,6 +309,13 @@ class _Finder:
             if body in CN_DIGIT:
                 value = float(CN_DIGIT[body])
             if value is not None:
+                self.add(Value(m.group(), "percent", value, "%", *m.span()))
+
+        for m in _DISCOUNT.finditer(self.text):
+            if self.free(*m.span()):
+                # 八折 pays 80%, 六五折 and 6.5折 65%, 75折 75%
+                digits = "".join(str(CN_DIGIT.get(c, c)) for c in m[1]).replace(".", "")
+                value = float(digits) * (10 if len(digits) == 1 else 1)
                 self.add(Value(m.group(), "percent", value, "%", *m.span()))
 
     def amounts(self) -> None:
@@ -537,8 +555,13 @@ class _Finder:
             return Value(t[begin:end].strip(), "money", value, cur_sign, begin, end)
         if unit is not None:
             canonical, kind, end = unit
-            if kind == "money" and canonical == "USD" and _has_cjk_near(t, begin):
-                pass
+            tail = (
+                _METRE_TAIL.match(t, end) if t[end - 1 : end] == "米" and value in (1, 2) else None
+            )
+            if tail is not None:  # 1米63, 一米六五: the digits after 米 are its decimals
+                digits = "".join(str(CN_DIGIT.get(c, c)) for c in tail.group())
+                value = float(f"{int(value)}.{digits}")
+                end = tail.end()
             return Value(t[begin:end].strip(), kind, value, canonical, begin, end)
         # English counted noun: "16 workers", "3 nights", "2 people"
         noun = _NOUN_AFTER.match(t, end)
@@ -610,6 +633,18 @@ def _multiplier(raw: str) -> float:
 def _mult_value(mult: str) -> float:
     """What a multiplier as written (``k``, ``M``, ``million``, ``万``) multiplies by."""
     return _MULTIPLIERS.get(mult.lower() if mult.lower() in _MULTIPLIERS else mult, 1.0)
+
+
+def _names_version(before: str, number: str) -> bool:
+    """Whether the text before a number makes it a version: "Python 3.12", "node 20",
+    "python 用3.10", "版本 1.5"; a name we do not know only with a dotted number."""
+    if _VERSION_WORD_BEFORE.search(before):
+        return True
+    product = _PRODUCT_BEFORE.search(before)
+    if product is None:
+        return False
+    name = product.group(1)
+    return name.lower() in _PRODUCTS or ("." in number and name[0].isupper() and not name.isupper())
 
 
 def _is_cjk(ch: str) -> bool:

@@ -40,12 +40,14 @@ _units("TiB", "quantity", "tib", "ti")
 _units("lb", "quantity", "lbs", "lb")
 _units("mg", "quantity", "mg")
 _units("m", "quantity", "meters", "meter", "metres", "metre", "m", "米")
+_units("cm", "quantity", "centimeters", "centimeter", "centimetres", "centimetre", "cm", "厘米")
+_units("mm", "quantity", "millimeters", "millimeter", "millimetres", "millimetre", "mm", "毫米")
 _units("km", "quantity", "kilometers", "kilometer", "kilometres", "kilometre", "km", "公里")
 _units("rps", "quantity", "rps", "req/s", "requests/s", "requests per second")
 _units("qps", "quantity", "qps")
 _units("tps", "quantity", "tps")
 _units("token", "quantity", "tokens", "token")
-_units("char", "quantity", "characters", "character", "chars", "char", "字符", "个字")
+_units("char", "quantity", "characters", "character", "chars", "char", "字符", "个字", "字")
 _units("line", "quantity", "lines", "line", "行")
 _units("word", "quantity", "words", "word")
 _units("%", "percent", "%", "percent", "per cent", "pct")
@@ -69,7 +71,7 @@ CN_COUNTERS = (
     "人", "位", "晚", "间", "台", "个", "次", "条", "张", "件", "套", "辆", "家",
     "层", "页", "本", "节", "份", "场", "周岁", "岁", "斤", "公斤", "千克", "平米", "平",
     "只", "楼", "桌", "座", "核", "瓶", "杯", "盒", "颗", "双", "顿", "碗", "袋", "趟", "遍",
-    "篇", "站", "周年",
+    "篇", "站", "周年", "针", "门", "口", "积分",
 )  # fmt: skip
 for _c in CN_COUNTERS:
     UNIT_TABLE.setdefault(_c, (_c, "quantity"))
@@ -83,6 +85,7 @@ UNIT_TABLE["克"] = ("g", "quantity")
 UNIT_TABLE["毫升"] = ("ml", "quantity")
 UNIT_TABLE["ml"] = ("ml", "quantity")
 UNIT_TABLE["sqft"] = ("sqft", "quantity")
+UNIT_TABLE["口人"] = ("人", "quantity")  # 4口人: four in the family
 
 JAPAN = re.compile(
     r"japan|tokyo|kyoto|osaka|hakone|hokkaido|okinawa|\byen\b|日本|东京|京都|大阪|日元", re.I
@@ -119,7 +122,7 @@ CN_DIGIT = {
 CN_SMALL = {"十": 10, "百": 100, "千": 1000}
 CN_BIG = {"万": 10_000, "亿": 100_000_000}
 CN_CHARS = "零〇一二两俩三四五六七八九十百千万亿"
-CN_ARTICLE_UNITS = frozenset("家种下点些样位张条件套份本场桌遍顿趟杯碗")
+CN_ARTICLE_UNITS = frozenset("家种下点些样位张条件套份本场桌遍顿趟杯碗口门")
 #: Characters that end a counted noun ("3个人的" -> 人).
 CN_PARTICLES = frozenset("的了在要是都和就也还吧呢吗啊呀着过给把被让对从到")
 
