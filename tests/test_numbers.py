@@ -235,6 +235,21 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
         ],
     ),
     ("python 3天", [("3天", "duration", 3, None, "day", None)]),
+    # a day of the month by its ordinal, the end of a year
+    ("all bridesmaids there by the 20th", [("20th", "date", "---20", None, None, "upper")]),
+    ("on the 20th floor", []),
+    (
+        "debt free by the end of 2026",
+        [("end of 2026", "date", "2026-12-31", None, None, "upper")],
+    ),
+    # "10k" beside running is a distance
+    ("my longest run ever is 10k", [("10k", "quantity", 10, None, "km", None)]),
+    ("ran a 5K this morning", [("5K", "quantity", 5, None, "km", None)]),
+    (
+        "we run 10k requests a day",
+        [("10k requests", "quantity", 10000, None, "request", None)],
+    ),
+    ("salary is 90k", [("90k", "number", 90000, None, None, None)]),
 ]
 
 

@@ -54,6 +54,14 @@ _EN_DATE_MD = re.compile(
 _EN_DATE_DM = re.compile(
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b(?:,?\s+(\d{{4}}))?", re.I
 )
+#: "by the 20th", "on the 19th": a day of a month the conversation names elsewhere.
+_EN_ORDINAL_DAY = re.compile(
+    r"\b(?:on|by|before|until|till|from|after|since|for)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b"
+    r"(?!\s+(?:century|anniversary|birthday|floor|percentile|place|row|time|street|grade|edition))",
+    re.I,
+)
+#: "the end of 2026": the year's last day.
+_END_OF = re.compile(r"\bend of\s+(\d{4})\b", re.I)
 _DATE_LEAD = re.compile(r"\b(?:on|by|before|until|till|from|since|due)\s*$", re.I)
 _EN_MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\s+(\d{{4}})\b", re.I)
 _SLASH_DATE = re.compile(
@@ -152,6 +160,14 @@ def find_dates(f: _Finds) -> None:
                 continue
             value = f"{int(m[3]):04d}-{month:02d}-{d:02d}" if m[3] else f"{month:02d}-{d:02d}"
             f.add(Value(m.group(), "date", value, None, *m.span()))
+    for m in _END_OF.finditer(t):
+        if f.free(*m.span()):
+            f.add(Value(m.group(), "date", f"{m[1]}-12-31", None, *m.span()))
+    for m in _EN_ORDINAL_DAY.finditer(t):
+        if f.free(*m.span(1)):
+            start = m.start(1)
+            end = m.end(1) + 2
+            f.add(Value(t[start:end], "date", f"---{int(m[1]):02d}", None, start, end))
     for m in _EN_MONTH_YEAR.finditer(t):
         month = _MONTHS.get(m[1].lower().rstrip("."))
         if month and f.free(*m.span()) and not (m[1].lower() == "may" and m[1][0] == "m"):

@@ -92,6 +92,10 @@ _METRE_TAIL = re.compile(
 _DISCOUNT = re.compile(
     r"(?<![\d.零一二两三四五六七八九十百千万])(\d\.\d|[1-9]{1,2}|[一二三四五六七八九]{1,2})折(?![叠腾旧射磨断返合算扣])"
 )
+#: What "10k" counts when it is no distance: "10k requests", "10k of them".
+_COUNTED_AFTER = re.compile(r"\s*(?:of\b|(?!(?:this|is|was|has|as|yes|plus|less)\b)[A-Za-z]+s\b)")
+#: Words of a text where "10k" is a distance run.
+_RUNNING = re.compile(r"\b(?:run|runs|ran|running|race|races|racing|jog\w*|marathon|pace)\b", re.I)
 _CN_PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+|\d+(?:\.\d+)?)")
 _CN_NUM_RUN = re.compile(r"[零〇一二两俩三四五六七八九十百千万亿]+(?:个?半)?")
 
@@ -464,6 +468,14 @@ class _Finder:
                 return None  # part of an address, a path, a ratio
             value = _to_float(m["num"])
             end = m.end()
+            if (
+                m["mult"] in ("k", "K")
+                and cur_sign is None
+                and _RUNNING.search(t)
+                and not _COUNTED_AFTER.match(t, end)
+            ):
+                # "my longest run is 10k", "training for a 5K": a distance, not thousands
+                return Value(t[begin:end], "quantity", value, "km", begin, end)
             if m["mult"]:
                 mult = m["mult"]
                 value *= _mult_value(mult)
