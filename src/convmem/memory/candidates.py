@@ -69,6 +69,8 @@ class Candidate:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+#: A clause that puts a new value in the place of one named just before it.
+_INSTEAD = re.compile(r"\binstead\b|换成|改用|改成")
 #: A period ("一天", "一晚") qualifies another number in the clause ("一天最多变两次").
 PERIOD = re.compile(r"(?<![\d一二两三四五六七八九十])一(?:天|日|周|个月|月|年|晚|小时|分钟)")
 #: Chinese words that make a bare number an amount of money in yuan.
@@ -283,6 +285,7 @@ def candidates(text: str, from_user: bool = True, after_question: bool = False) 
     # a message that asks for something: the limits its other clauses state are what it
     # asks for ("帮我找个酒店住宿，价格在600-700元之间")
     asking = from_user and CueText(text).search(ASKING)
+    said_before: list[Value] = []  # the values of the clause before, in this message
     for clause, ctx in clause_contexts(text, after_question):
         index += 1
         body = clause.text
@@ -297,6 +300,7 @@ def candidates(text: str, from_user: bool = True, after_question: bool = False) 
             clause = dataclasses.replace(clause, text=body[lead:], start=clause.start + lead)
             body = clause.text
             act = acts.classify(body, ctx)
+        before, said_before = said_before, act.numbers
         if from_user and out and out[-1].index == index - 1 and _continues(clause, out[-1], act):
             # "Keep p95 under 200 ms and the timeout at 30 s": the second value has no verb of
             # its own and is ruled by the first one's
@@ -379,6 +383,11 @@ def candidates(text: str, from_user: bool = True, after_question: bool = False) 
             continue
         values = [n for n in act.numbers if not _rejected_value(n, act.numbers, body)]
         nums, conditions = number_conditions(body, values)
+        if reading.correction and not reading.rejected and _INSTEAD.search(body):
+            # "8080 is taken, use 3000 instead": the value the clause before names is the
+            # one this one replaces
+            rejected = [v.raw for v in before if v.raw not in body and v.type != "version"]
+            reading = dataclasses.replace(reading, rejected=tuple(rejected))
         if reading.correction or clause.corrects:
             reading = dataclasses.replace(
                 reading,

@@ -268,8 +268,12 @@ def relate(
 
     # 1. a correction that names the old value: the newest item holding it
     if reading.rejected:
+        here = {i.id for i in same_event}
         for old in reading.rejected:
             holders = [i for i in pool if subjects.mentions(i.content, old)]
+            # "8080 is taken, use 3000 instead": what the message says of the old value
+            # stands; an earlier message that holds it is what changes
+            holders = [i for i in holders if i.id not in here] or holders
             if holders and reading.hearsay and cand.kind in COMPARABLE:
                 # "someone on the team says it's 30, not 15": a claim against the person's
                 return Link("disputes", holders[-1], f"another person's claim against {old!r}")
