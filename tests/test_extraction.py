@@ -120,6 +120,22 @@ def test_numbers_keep_unit_bound_and_conditions() -> None:
 
 
 @pytest.mark.parametrize(
+    ("message", "conditions"),
+    [
+        ("budget is around $200 total", ["total"]),
+        ("I ordered the engraved one, $94 with shipping", ["with shipping"]),
+        ("Budget is about £900 for the two of us, not counting flights", ["not counting flights"]),
+        ("got a dealer down to $13,850 OTD", ["OTD"]),
+        ("预算15万以内不含家电", ["不含家电"]),
+    ],
+)
+def test_what_a_price_includes_is_its_condition(message: str, conditions: list[str]) -> None:
+    (cand,) = candidates(message)
+    (number,) = cand.numbers
+    assert number["conditions"] == conditions
+
+
+@pytest.mark.parametrize(
     ("message", "kept"),
     [
         # "was" or "from" marks the old value only beside a new one

@@ -30,7 +30,10 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 CONDITION = re.compile(
     r"\b[pP]\d{2,3}(?:\.\d)?\b|\b\d{2}(?:th|st|nd|rd) percentile\b"
     r"|\b(?:median|average|mean|worst[- ]case|steady[- ]state|round[- ]trip|one[- ]way|each way"
-    r"|all[- ]in|before tax(?:es)?|after tax(?:es)?|pre-tax|gross|net|per head|per capita)\b"
+    r"|all[- ]in|before tax(?:es)?|after tax(?:es)?|pre-tax|gross|net|per head|per capita"
+    r"|(?:in )?total|out the door|OTD|with (?:shipping|tax|tip|fees)"
+    r"|plus (?:tax|tip|shipping|fees|vat|gst)"
+    r"|(?:including|excluding|not counting|not including) (?:the )?[a-z][\w-]*)\b"
     r"|\b(?:at|during|under)\s+(?:peak(?:\s+(?:hours?|load|traffic|times?))?|load|full load)\b"
     r"|\bat\s+\d[\d.,]*\s?[kKmM]?\s?(?:rps|qps|tps|req/s|requests?(?:/s| per second)?|users"
     r"|concurrent \w+|connections|rpm)\b"
@@ -44,7 +47,8 @@ CONDITION = re.compile(
     r"|/(?:night|month|mo|day|year|yr|week|hour|hr|person|pp)\b"
     r"|[Pp]\d{2,3}|高峰期?|峰值|人均|每(?:个人|人|晚|天|日|个月|月|年|周|次|小时|秒|分钟|间|位|张|单|桌|份"
     r"|次调用|个请求|个用户)"
-    r"|周末|工作日|平时|节假日|旺季|淡季|含税|不含税|税前|税后|往返|单程|平均"
+    r"|周末|工作日|平时|节假日|旺季|淡季|含税|税前|税后|往返|单程|平均"
+    r"|(?:不含|包括|包含)[\u3400-\u9fff]{1,6}|[\u3400-\u9fff]{1,4}另算"
     r"|在[^，。,；;]{1,12}?(?<!以)(?:下|时|中|期间|环境|上)(?=[，,\s]|$|[^\u3400-\u9fff]|[\u3400-\u9fff])",
 )
 
