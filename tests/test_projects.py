@@ -211,6 +211,19 @@ def test_a_correction_in_a_later_session_supersedes(rt: MemoryRuntime) -> None:
     ]
 
 
+def test_a_correction_without_a_subject_is_found_by_the_one_it_corrected(
+    rt: MemoryRuntime,
+) -> None:
+    # "make it 60s" names no subject: it takes the one of the item it puts right, so a
+    # later session's correction of the request timeout replaces it, not only the 30s
+    say(rt, "a1", APP, "The request timeout must be 30s.", "Actually make it 60s.", day=1)
+    say(rt, "a2", APP, "Actually the request timeout should be 90s now.", day=2)
+    sixty = next(i for i in rt.store.items("a1", ("active", "superseded")) if "60s" in i.content)
+    ninety = next(i for i in rt.store.items("a2") if "90s" in i.content)
+    assert sixty.status == "superseded" and sixty.superseded_by == ninety.id
+    assert [i.content for i in rt.store.items("a1")] == []
+
+
 def test_a_conflict_across_sessions_disputes_both(rt: MemoryRuntime) -> None:
     say(rt, "a1", APP, "The p95 latency budget of the checkout API is 200 ms.", day=1)
     say(rt, "a2", APP, "The p95 latency budget of the checkout API is 350 ms.", day=2)

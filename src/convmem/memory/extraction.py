@@ -226,6 +226,10 @@ class Extractor:
             if link is None or link.relation != "supersedes":
                 return None  # "make it 250 ms" with nothing to correct says nothing
             cand.kind = link.target.kind
+        if link is not None and link.relation == "supersedes" and not cand.topic:
+            # "make it 60s" is about what it puts right: a later correction of the
+            # request timeout must find it by that subject
+            cand.topic = link.target.topic
         content_hash = dedupe_key(f"{cand.kind}\n{cand.content}")
         same = self.store.items_with_hash(session_id, content_hash)
         if any(ref in i.source_refs for i in same):
