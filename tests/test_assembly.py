@@ -135,6 +135,26 @@ def test_insufficient_evidence_statement(tmp_path: Path) -> None:
     assert "No committed evidence in this session's memory supports" in result.text
 
 
+def test_an_event_that_says_more_than_its_replaced_clause_is_still_quoted(tmp_path: Path) -> None:
+    """An event is left out for holding only replaced values when nothing else in it is
+    worth quoting; what extraction did not keep beside them (a number, a few words) is
+    quoted, with the replaced clause marked."""
+    rt = runtime(tmp_path, assembly__locale="en", retrieval__standing_limit=0)
+    said = [
+        "I spent 2 hours on the flaky test yesterday. The standup is at 9am.",
+        "Actually the standup moved to 10am.",
+        "The deploy window is Tuesday.",
+        "Actually make it Thursday.",
+    ]
+    rt.on_events([Event("s", n, "user/message", text) for n, text in enumerate(said, 1)])
+    result = rt.assemble("s", [], query="how long did the flaky test take, and the standup?")
+    assert "- [ev seq:1] I spent 2 hours on the flaky test yesterday. ⟦superseded" in result.text
+    assert "9am" not in result.text.split("## Memory: notices")[0]
+    result = rt.assemble("s", [], query="when is the deploy window?")
+    omitted = {o["id"]: o["reason"] for o in result.omitted}
+    assert omitted["seq:3"].startswith("states only superseded or retracted values")
+
+
 def test_chinese_question_words_do_not_count_against_a_quoted_answer(tmp_path: Path) -> None:
     """A Chinese question cut into two-character windows holds its frame too (箱是, 是什,
     什么, 么颜): the hit that answers it must not come with a notice that nothing does."""

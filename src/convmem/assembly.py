@@ -87,6 +87,23 @@ def label_text(text: str, limit: int = 120) -> str:
     return clip(collapse_spaces(text.translate(_LABEL_FORGERY)), limit)
 
 
+#: What is left of an event beside its replaced clauses that is still worth quoting.
+_WORD = re.compile(r"[^\W\d_]+")
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+
+
+def says_more(text: str, stale: Sequence[tuple[str, str, str]]) -> bool:
+    """Whether an event says more than its replaced or withdrawn clauses: a number or a
+    few words besides them ("预算是人均50-100元" beside a dinner time that moved), which
+    extraction may have missed. Such an event is quoted, its old clauses marked."""
+    rest = text
+    for clause, _, _ in stale:
+        rest = rest.replace(clause, " ")
+    if any(ch.isdigit() for ch in rest):
+        return True
+    return len(_WORD.findall(_CJK_CHAR.sub(" ", rest))) >= 6 or len(_CJK_CHAR.findall(rest)) >= 8
+
+
 def day_heading(event: StoredEvent) -> str:
     """The heading of an evidence line's day (none for an event without a time)."""
     return f"### {label_text(event.time[:10])}" if event.time else ""
@@ -366,7 +383,7 @@ class Assembler:
             same = said.get(collapse_spaces(hit.text)) if where in said_in else None
             if same is not None:
                 b.omit(ident, "evidence", f"same text as {same}")
-            elif where in replaced:
+            elif where in replaced and not says_more(hit.text, stale.get(where, [])):
                 b.omit(
                     ident,
                     "evidence",

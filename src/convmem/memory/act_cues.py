@@ -87,7 +87,8 @@ MODAL = re.compile(
     _I,
 )
 REQUIREMENT_NOUN = re.compile(
-    r"\b(?:budget|limit|cap|deadline|max(?:imum)?|min(?:imum)?|ceiling|threshold|quota|sla|slo"
+    r"\b(?:budget|limit|cap|deadline|max(?:imum)?|minimum|(?<![\d.]\s)(?<![\d.])min"
+    r"|ceiling|threshold|quota|sla|slo"
     r"|requirement|constraint|rule)\b|预算|上限|下限|截止|最晚|最迟|限额|封顶",
     _I,
 )

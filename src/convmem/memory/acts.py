@@ -61,6 +61,8 @@ class Act:
         return f"{self.kind or 'nothing'} ({self.rule})"
 
 
+#: A limit said as what it was ("the budget was 3000, now 4000"): the old one.
+_PAST_LIMIT = re.compile(r"\b(?:was|were|used to be)\b|原来|以前|之前", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|don't|dont|can't|won't|isn't|nothing)\b")
 _ZH_NEGATION = re.compile(r"[不别没勿]")
 _WORDS = re.compile(r"\w+")
@@ -295,7 +297,14 @@ def guide_rule(
         return None, "a worry, not a wish"
     if kind == "fact" and vocab.ONGOING.search(text) and all(n.type == "duration" for n in values):
         return None, "an ongoing situation, told"
-    if kind == "fact" and "act:requirement_noun" in names and values:
+    if (
+        kind in (None, "fact")
+        and "act:requirement_noun" in names
+        and values
+        and not asks
+        and "act:narration" not in names
+        and (kind == "fact" or not _PAST_LIMIT.search(text))
+    ):
         return "constraint", "a limit (budget, cap, deadline)"  # however it is phrased
     if (
         kind == "constraint"
