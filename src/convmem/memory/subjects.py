@@ -229,7 +229,8 @@ _RETRACT_SOURCE = (
     r"|(?:the )?(?P<j>[\w\s-]{2,30}?) (?:is|are) no longer (?:a requirement|needed|required"
     r"|necessary|a priority|a thing)"
     r"|drop the (?P<d>[\w\s-]{2,30}?) (?:requirement|thing|part|idea|rule)"
-    r"|no need for (?:the )?(?P<e>[\w\s-]{2,30}))\b"
+    r"|no need for (?:the )?(?P<e>[\w\s-]{2,30})"
+    r"|scratch (?:the )?(?P<l>[\w\s'-]{2,30}))\b"
     r"|(?P<f>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个"
     r"|的事|的要求|那条)?(?:先)?(?:不用管了|不用考虑了|不需要了"
     r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不做了|不搞了)"
@@ -238,12 +239,14 @@ _RETRACT_SOURCE = (
     r"(?:删掉|去掉|删了|作废)"
     r"|(?:别管|不用管|不用考虑|取消|先不搞|先别搞|先不做|先不要)(?P<g>[\u3400-\u9fffA-Za-z0-9]{1,10})"
     r"|^先别(?P<h2>[\u3400-\u9fff]{1,4})"
+    # "停车的事忘掉吧": 忘掉 after what it names ("我忘了" alone is forgetting)
+    r"|(?P<m>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个|的事|那条|这条)就?忘掉"
 )
 #: Words one of which every retraction above holds: the costly search runs only then.
 _RETRACT_WORDS = re.compile(
     r"forget|scratch|drop|skip|never|ignore|matter|no need|no longer"
     r"|不用|不需要|不要了|不管了|就算了|取消|可以不管|先放一放|不做了|不搞了|别管|先不|先别"
-    r"|删掉|去掉|作废",
+    r"|删掉|去掉|作废|忘掉",
     _I,
 )
 
