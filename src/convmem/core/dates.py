@@ -56,7 +56,7 @@ _EN_DATE_DM = re.compile(
 )
 #: "by the 20th", "on the 19th": a day of a month the conversation names elsewhere.
 _EN_ORDINAL_DAY = re.compile(
-    r"\b(?:on|by|before|until|till|from|after|since|for)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b"
+    r"\b(?:on|by|before|until|till|from|after|since|for)\s+the\s+((\d{1,2})(?:st|nd|rd|th))\b"
     r"(?!\s+(?:century|anniversary|birthday|floor|percentile|place|row|time|street|grade|edition))",
     re.I,
 )
@@ -165,9 +165,7 @@ def find_dates(f: _Finds) -> None:
             f.add(Value(m.group(), "date", f"{m[1]}-12-31", None, *m.span()))
     for m in _EN_ORDINAL_DAY.finditer(t):
         if f.free(*m.span(1)):
-            start = m.start(1)
-            end = m.end(1) + 2
-            f.add(Value(t[start:end], "date", f"---{int(m[1]):02d}", None, start, end))
+            f.add(Value(m[1], "date", f"---{int(m[2]):02d}", None, *m.span(1)))
     for m in _EN_MONTH_YEAR.finditer(t):
         month = _MONTHS.get(m[1].lower().rstrip("."))
         if month and f.free(*m.span()) and not (m[1].lower() == "may" and m[1][0] == "m"):

@@ -663,10 +663,6 @@ def _is_cjk(ch: str) -> bool:
     return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
 
 
-def _has_cjk_near(t: str, pos: int) -> bool:
-    return any(_is_cjk(c) for c in t[max(0, pos - 8) : pos + 8])
-
-
 _VERBISH = re.compile(r"(?:ed|ing)$")
 
 

@@ -62,7 +62,7 @@ class Act:
 
 
 #: A limit said as what it was ("the budget was 3000, now 4000"): the old one.
-_PAST_LIMIT = re.compile(r"\b(?:was|were|used to be)\b|原来|以前|之前", re.I)
+_PAST_LIMIT = re.compile(r"\b(?:was|were|used to be)\b|原来", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|don't|dont|can't|won't|isn't|nothing)\b")
 _ZH_NEGATION = re.compile(r"[不别没勿]")
 _WORDS = re.compile(r"\w+")

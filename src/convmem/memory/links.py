@@ -248,9 +248,9 @@ def relate(
         return None
     reading = cand.reading
     pool = _pool(store, session_id, cand, seq, same_event, others, newest)
+    here = {i.id for i in same_event}
     if reading.change and not reading.correction:
         # a change puts right only what an earlier message said
-        here = {i.id for i in same_event}
         pool = [i for i in pool if i.id not in here]
         reading = dataclasses.replace(reading, correction=True)
     if not pool:
@@ -268,7 +268,6 @@ def relate(
 
     # 1. a correction that names the old value: the newest item holding it
     if reading.rejected:
-        here = {i.id for i in same_event}
         for old in reading.rejected:
             holders = [i for i in pool if subjects.mentions(i.content, old)]
             # "8080 is taken, use 3000 instead": what the message says of the old value
