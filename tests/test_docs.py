@@ -39,3 +39,9 @@ def test_import_is_cheap() -> None:
     code = "import sys, convmem; print(sorted(m for m in sys.modules if m.startswith('convmem')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
     assert out.strip() == "['convmem']"
+
+
+def test_the_cli_reference_shows_the_short_help_option() -> None:
+    text = (REPO / "docs" / "cli.md").read_text("utf-8")
+    assert "-h, --help" in text
+    assert "\n  --help" not in text  # every command takes -h, as the group's settings say
