@@ -1,0 +1,35 @@
+"""What a new user's trial of the command line found, through real subprocesses.
+
+Each test reproduces one finding on a real SQLite file (or the backend under test)
+and pins the answer the user should get instead: a count that was missing, a
+refusal that was silent, a message that named the wrong thing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import Cli, ev, write_events
+
+TRIAL = [
+    ev(1, "user/message", "Retries: at most 3.", "t"),
+    ev(2, "assistant/message", "I suggest we use PostgreSQL 16 for the database.", "t"),
+]
+
+
+def _items(cli: Cli, tmp_path: Path) -> dict[str, dict[str, str]]:
+    """Ingest the trial session; its items by kind."""
+    assert cli("ingest", str(write_events(tmp_path / "t.jsonl", TRIAL))).code == 0
+    return {i["kind"]: i for i in cli("items", "--session", "t", "--json").json()}
+
+
+def test_promote_refuses_an_item_that_is_not_a_proposal(cli: Cli, tmp_path: Path) -> None:
+    items = _items(cli, tmp_path)
+    constraint = items["constraint"]
+    refused = cli("promote", constraint["id"])
+    assert refused.code == 1 and "not an assistant proposal" in refused.err
+    assert len(refused.err.strip().splitlines()) == 1
+    after = cli("inspect", constraint["id"], "--json").json()["item"]
+    assert (after["kind"], after["evidence_type"]) == ("constraint", "user_explicit")
+    promoted = cli("promote", items["proposal"]["id"])
+    assert promoted.code == 0 and "active (decision, user_explicit)" in promoted.out
