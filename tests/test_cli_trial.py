@@ -33,3 +33,11 @@ def test_promote_refuses_an_item_that_is_not_a_proposal(cli: Cli, tmp_path: Path
     assert (after["kind"], after["evidence_type"]) == ("constraint", "user_explicit")
     promoted = cli("promote", items["proposal"]["id"])
     assert promoted.code == 0 and "active (decision, user_explicit)" in promoted.out
+
+
+def test_assemble_says_when_it_raised_the_budget(cli: Cli, tmp_path: Path) -> None:
+    _items(cli, tmp_path)
+    small = cli("assemble", "--session", "t", "--query", "retries", "--budget", "5")
+    assert small.code == 0 and "Retries" in small.out
+    assert "budget 5 raised to assembly.min_budget_tokens 600" in small.err
+    assert "raised" not in cli("assemble", "--session", "t", "--budget", "900").err

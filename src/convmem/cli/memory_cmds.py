@@ -79,11 +79,22 @@ def assemble(
     )
     if as_json:
         echo_json(result.as_dict())
-    elif result.injected:
+        return
+    raised = _raised_budget(obj.settings, budget)
+    if raised:
+        click.echo(f"note: {raised}", err=True)
+    if result.injected:
         click.echo(result.text)
     else:
-        reason = "; ".join(result.reasons + result.errors) or "nothing to inject"
-        click.echo(f"nothing would be injected: {reason}", err=True)
+        reasons = [r for r in result.reasons + result.errors if r != raised]
+        click.echo(f"nothing would be injected: {'; '.join(reasons) or 'nothing to inject'}", err=True)
+
+
+def _raised_budget(settings: Any, budget: int | None) -> str | None:
+    """Why the block got more tokens than --budget asked for, if it did."""
+    from convmem.delivery import effective_budget
+
+    return effective_budget(settings, budget)[1]
 
 
 @click.command()
