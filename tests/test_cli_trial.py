@@ -41,3 +41,31 @@ def test_assemble_says_when_it_raised_the_budget(cli: Cli, tmp_path: Path) -> No
     assert small.code == 0 and "Retries" in small.out
     assert "budget 5 raised to assembly.min_budget_tokens 600" in small.err
     assert "raised" not in cli("assemble", "--session", "t", "--budget", "900").err
+
+
+SEARCHED = [
+    ev(1, "user/message", "The cache must hold 😀 items at most 40.", "q"),
+    ev(2, "user/message", "pasted log:\nERROR timeout at step 3\nERROR timeout again", "q"),
+]
+
+
+def test_search_takes_text_that_starts_with_a_dash(cli: Cli, tmp_path: Path) -> None:
+    cli("ingest", str(write_events(tmp_path / "q.jsonl", SEARCHED)))
+    for args in (["-timeout"], ["--limit", "3", "-timeout"], ["--", "-timeout"]):
+        found = cli("search", *args)
+        assert found.code == 0 and "ERROR timeout" in found.out, (args, found)
+    assert cli("search", "ERROR", "timeout", "--json").json()["query"] == "ERROR timeout"
+
+
+def test_search_finds_an_emoji_alone(cli: Cli, tmp_path: Path) -> None:
+    cli("ingest", str(write_events(tmp_path / "q.jsonl", SEARCHED)))
+    found = cli("search", "😀", "--json").json()
+    assert [r["seq"] for r in found["evidence"]] == [1]
+
+
+def test_search_results_are_one_line_each(cli: Cli, tmp_path: Path) -> None:
+    cli("ingest", str(write_events(tmp_path / "q.jsonl", SEARCHED)))
+    found = cli("search", "timeout")
+    assert found.out.startswith("score")  # only evidence: no blank line first
+    lines = found.out.splitlines()
+    assert len(lines) == 3 and "pasted log: ⏎ ERROR timeout" in lines[2], found

@@ -62,6 +62,9 @@ class _Query:
         # a lone Chinese character is a query too
         cjk += tuple(run for run in cjk_runs(sig.text) if len(run) == 1)
         exact = tuple(e for e in sig.exact if e not in raw)
+        if not (words or cjk or exact or found) and sig.text.strip():
+            # nothing to rank by (an emoji, a symbol): look the text up as it was typed
+            exact = (sig.text.strip(),)
         forms = frozenset(word_form(w) for w in words)
         return cls(sig, frozenset(words), forms, cjk, exact, tuple(found))
 

@@ -87,7 +87,9 @@ def assemble(
         click.echo(result.text)
     else:
         reasons = [r for r in result.reasons + result.errors if r != raised]
-        click.echo(f"nothing would be injected: {'; '.join(reasons) or 'nothing to inject'}", err=True)
+        click.echo(
+            f"nothing would be injected: {'; '.join(reasons) or 'nothing to inject'}", err=True
+        )
 
 
 def _raised_budget(settings: Any, budget: int | None) -> str | None:
@@ -97,17 +99,52 @@ def _raised_budget(settings: Any, budget: int | None) -> str | None:
     return effective_budget(settings, budget)[1]
 
 
-@click.command()
-@click.argument("query")
+class _TextCommand(click.Command):
+    """A command whose argument is free text: a word that starts with "-" and is not
+    one of the command's options (``-timeout``, ``--verbose flag``) is text, not an
+    unknown option, so any text is safe to type without ``--`` in front."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        names = {n for p in self.get_params(ctx) for n in (*p.opts, *p.secondary_opts)}
+        takes_value = {
+            n
+            for p in self.get_params(ctx)
+            if isinstance(p, click.Option) and not p.is_flag
+            for n in p.opts
+        }
+        options: list[str] = []
+        text: list[str] = []
+        rest = iter(args)
+        for arg in rest:
+            if arg == "--":
+                text += rest
+            elif arg in takes_value:
+                options += [arg, next(rest, "")]
+            elif arg in names or arg.split("=", 1)[0] in takes_value:
+                options.append(arg)
+            else:
+                text.append(arg)
+        return super().parse_args(ctx, [*options, "--", *text])
+
+
+@click.command(cls=_TextCommand)
+@click.argument("words", nargs=-1, required=True)
 @click.option("--session", help="Only this session (default: every session).")
 @click.option("--project", help="Only this project's sessions.")
 @click.option("--limit", type=click.IntRange(1, 100), default=10, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 def search(
-    obj: Any, query: str, session: str | None, project: str | None, limit: int, as_json: bool
+    obj: Any,
+    words: tuple[str, ...],
+    session: str | None,
+    project: str | None,
+    limit: int,
+    as_json: bool,
 ) -> None:
-    """Search memory items and raw user evidence (any text is safe to type)."""
+    """Search memory items and raw user evidence (any text is safe to type, quoted or
+    not, even text that starts with "-")."""
+    query = " ".join(words)
     if session is not None:
         _need_session(obj.reader.store, session)
     if project is not None:
@@ -120,6 +157,8 @@ def search(
     if not items and not evidence:
         click.echo("no matches")
         return
+    from convmem.assembly import one_line
+
     if items:
         echo_table(
             ["score", "item", "kind", "status", "session", "content"],
@@ -130,16 +169,20 @@ def search(
                     r["kind"],
                     r["status"],
                     r["session_id"],
-                    r["content"][:70],
+                    one_line(r["content"][:70]),
                 ]
                 for r in items
             ],
         )
     if evidence:
-        click.echo("")
+        if items:
+            click.echo("")
         echo_table(
             ["score", "session", "seq", "text"],
-            [[f"{r['score']:.2f}", r["session_id"], r["seq"], r["text"][:70]] for r in evidence],
+            [
+                [f"{r['score']:.2f}", r["session_id"], r["seq"], one_line(r["text"][:70])]
+                for r in evidence
+            ],
         )
 
 
