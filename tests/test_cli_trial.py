@@ -69,3 +69,26 @@ def test_search_results_are_one_line_each(cli: Cli, tmp_path: Path) -> None:
     assert found.out.startswith("score")  # only evidence: no blank line first
     lines = found.out.splitlines()
     assert len(lines) == 3 and "pasted log: ⏎ ERROR timeout" in lines[2], found
+
+
+def test_a_relative_sqlite_url_is_reported_with_the_path_looked_at(
+    cli: Cli, tmp_path: Path
+) -> None:
+    missing = cli("--store", "sqlite:///tmp/x.sqlite", "status")
+    assert missing.code == 1
+    assert f"no convmem store at {Path.cwd() / 'tmp' / 'x.sqlite'} yet" in missing.err
+
+
+def test_an_absolute_sqlite_url_is_shown_as_given(cli: Cli, tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/m.sqlite"  # a fourth slash: tmp_path is absolute
+    assert cli("--store", url, "ingest", str(write_events(tmp_path / "t.jsonl", TRIAL))).code == 0
+    assert f"store: sqlite {url} " in cli("--store", url, "status").out
+
+
+def test_a_file_given_as_home_is_not_a_folder_for_every_command(
+    cli: Cli, tmp_path: Path
+) -> None:
+    events = write_events(tmp_path / "t.jsonl", TRIAL)
+    for args in (["ingest", str(events)], ["status"], ["items", "--session", "t"]):
+        result = cli("--home", str(events), *args, env={"CONVMEM_STORE": ""})
+        assert result.code == 1 and "is not a folder" in result.err, (args, result)

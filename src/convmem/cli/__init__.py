@@ -53,7 +53,12 @@ class AppContext:
 
             url = str(self.settings["store"] or "")
             if backend_of(url) == "sqlite":
-                path = Path(sqlite_path(url) or self.settings.db_path)
+                # absolute, so that a relative sqlite:/// URL shows where it was looked for
+                path = Path(sqlite_path(url) or self.settings.db_path).absolute()
+                if path.parent.exists() and not path.parent.is_dir():
+                    raise ConvmemError(
+                        f"the data folder {path.parent} is not a folder; check --home / CONVMEM_HOME"
+                    )
                 if not path.is_file():
                     raise NotFoundError(
                         f"no convmem store at {path} yet; capture something first (convmem"

@@ -50,6 +50,8 @@ def sqlite_path(value: str) -> str:
 
 def mask_url(url: str) -> str:
     """The value with any password replaced by ``***`` (other parts unchanged)."""
+    if url.startswith(SQLITE_PREFIX):
+        return url  # a file path holds no password, and rebuilding it would drop a slash
     if _SCHEME.match(url) is None:
         return _KEYWORD_PASSWORD.sub(rf"\g<1>{MASK}", url)
     try:
