@@ -85,9 +85,7 @@ def test_an_absolute_sqlite_url_is_shown_as_given(cli: Cli, tmp_path: Path) -> N
     assert f"store: sqlite {url} " in cli("--store", url, "status").out
 
 
-def test_a_file_given_as_home_is_not_a_folder_for_every_command(
-    cli: Cli, tmp_path: Path
-) -> None:
+def test_a_file_given_as_home_is_not_a_folder_for_every_command(cli: Cli, tmp_path: Path) -> None:
     events = write_events(tmp_path / "t.jsonl", TRIAL)
     for args in (["ingest", str(events)], ["status"], ["items", "--session", "t"]):
         result = cli("--home", str(events), *args, env={"CONVMEM_STORE": ""})

@@ -57,7 +57,8 @@ class AppContext:
                 path = Path(sqlite_path(url) or self.settings.db_path).absolute()
                 if path.parent.exists() and not path.parent.is_dir():
                     raise ConvmemError(
-                        f"the data folder {path.parent} is not a folder; check --home / CONVMEM_HOME"
+                        f"the data folder {path.parent} is not a folder;"
+                        " check --home / CONVMEM_HOME"
                     )
                 if not path.is_file():
                     raise NotFoundError(
