@@ -7,9 +7,17 @@ refusal that was silent, a message that named the wrong thing.
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from conftest import Cli, ev, write_events
+from convmem.adapters.events import parse_event
+from convmem.config import load_settings
+from convmem.runtime import MemoryRuntime
 
 TRIAL = [
     ev(1, "user/message", "Retries: at most 3.", "t"),
@@ -90,3 +98,41 @@ def test_a_file_given_as_home_is_not_a_folder_for_every_command(cli: Cli, tmp_pa
     for args in (["ingest", str(events)], ["status"], ["items", "--session", "t"]):
         result = cli("--home", str(events), *args, env={"CONVMEM_STORE": ""})
         assert result.code == 1 and "is not a folder" in result.err, (args, result)
+
+
+def _batch_line(i: int) -> dict[str, object]:
+    return ev(i, "user/message", f"the batch size must be {i} items", "h")
+
+
+def test_an_interrupted_ingest_says_to_run_it_again(cli: Cli, home: Path, tmp_path: Path) -> None:
+    huge = write_events(tmp_path / "huge.jsonl", (_batch_line(i) for i in range(1, 20_001)))
+    env = {**os.environ, "CONVMEM_HOME": str(home)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "convmem", "ingest", str(huge)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)
+    assert proc.poll() is None, "the ingest ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in err
+    assert "interrupted; committed events are kept; run the same command again" in err
+
+
+def test_status_counts_messages_not_yet_extracted(cli: Cli, home: Path, tmp_path: Path) -> None:
+    lines = [_batch_line(i) for i in range(1, 6)]
+    runtime = MemoryRuntime.open(load_settings(home=str(home)))
+    runtime.capture.capture_many([parse_event(line) for line in lines[:4]])
+    runtime.close()  # captured as an interrupted ingest leaves them: not extracted
+    behind = cli("status")
+    assert "not yet extracted: 4 messages in 1 session (h); run the same `convmem ingest`" in (
+        behind.out
+    )
+    assert cli("status", "--json").json()["not_extracted"] == 4
+    assert cli("ingest", str(write_events(tmp_path / "h.jsonl", lines))).code == 0
+    caught_up = cli("status", "--json").json()
+    assert caught_up["not_extracted"] == 0 and caught_up["sessions"][0]["events"] == 5
+    assert "not yet extracted" not in cli("status").out

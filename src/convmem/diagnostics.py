@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from convmem.config import Settings
     from convmem.memory.store import MemoryStore
 
+#: The events extraction reads; those past a session's extraction cursor still wait.
+EXTRACTED_TYPES = ("user/message", "assistant/message")
+
 
 def compatibility_report(
     store: MemoryStore, settings: Settings, session_id: str | None
@@ -142,6 +145,9 @@ def _overview(store: MemoryStore, settings: Settings, session_id: str | None) ->
             {
                 "session_id": s["session_id"],
                 "events": s["events"],
+                "not_extracted": store.count_events(
+                    s["session_id"], after=cp.last_extract_seq, types=EXTRACTED_TYPES
+                ),
                 "checkpoints": {
                     "last_event_seq": cp.last_event_seq,
                     "last_extract_seq": cp.last_extract_seq,
@@ -150,6 +156,7 @@ def _overview(store: MemoryStore, settings: Settings, session_id: str | None) ->
                 },
             }
         )
+    report["not_extracted"] = sum(s["not_extracted"] for s in report["sessions"])
     by_project: dict[str, list[str]] = {}
     for s in sessions:
         if s.get("project"):

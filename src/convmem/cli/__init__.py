@@ -97,7 +97,11 @@ class ConvmemGroup(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except KeyboardInterrupt:
-            click.echo("interrupted; committed events are kept", err=True)
+            again = ""
+            if ctx.invoked_subcommand == "ingest":
+                # re-reading stores nothing twice and extracts what the stop left behind
+                again = "; run the same command again to finish (nothing is stored twice)"
+            click.echo(f"interrupted; committed events are kept{again}", err=True)
             sys.exit(130)
         except BrokenPipeError:
             sys.exit(0)

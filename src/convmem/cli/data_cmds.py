@@ -138,6 +138,7 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
                 for s in data["sessions"]
             ],
         )
+    _echo_not_extracted(data["sessions"])
     la = data["latest_assembly"]
     if la:
         click.echo(
@@ -155,6 +156,21 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
         _echo_integrity(data["integrity"])
         if not data["integrity"]["ok"]:
             sys.exit(1)
+
+
+def _echo_not_extracted(sessions: list[dict[str, Any]]) -> None:
+    """Say how many messages wait for extraction (an interrupted ingest leaves some)."""
+    behind = [s for s in sessions if s["not_extracted"]]
+    if not behind:
+        return
+    total = sum(s["not_extracted"] for s in behind)
+    names = ", ".join(s["session_id"] for s in behind[:5]) + (", ..." if len(behind) > 5 else "")
+    click.echo(
+        f"not yet extracted: {total} message{'s' if total != 1 else ''} in {len(behind)}"
+        f" session{'s' if len(behind) != 1 else ''} ({names}); run the same `convmem ingest`"
+        " again to catch up (nothing is stored twice); a host's session catches up with its"
+        " next events"
+    )
 
 
 def _echo_integrity(integ: dict[str, Any]) -> None:
