@@ -136,3 +136,61 @@ def test_status_counts_messages_not_yet_extracted(cli: Cli, home: Path, tmp_path
     caught_up = cli("status", "--json").json()
     assert caught_up["not_extracted"] == 0 and caught_up["sessions"][0]["events"] == 5
     assert "not yet extracted" not in cli("status").out
+
+
+def _line(text: str) -> str:
+    return text + "\n"
+
+
+def test_a_line_without_text_is_a_bad_line(cli: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "m.jsonl"
+    path.write_text(
+        _line('{"session_id": "m", "seq": 1, "type": "user/message", "text": "Keep it."}')
+        + _line('{"session_id": "m", "seq": 2, "type": "user/message"}')
+        + _line('{"session_id": "m", "seq": 3, "type": "assistant/message", "text": null}')
+        + _line('{"session_id": "m", "seq": 4, "type": "compaction/start"}'),
+        "utf-8",
+    )
+    result = cli("ingest", str(path))
+    assert result.code == 1
+    assert f"{path}:2: field 'text' (or 'content') is missing or null" in result.err
+    assert f"{path}:3: field 'text'" in result.err and ":4:" not in result.err
+    assert result.out.startswith("2 new events")
+
+
+def test_a_repeated_seq_with_other_text_is_counted(cli: Cli, tmp_path: Path) -> None:
+    events = [*TRIAL, ev(1, "user/message", "Retries: at most 5.", "t")]
+    path = write_events(tmp_path / "t.jsonl", events)
+    for _ in range(2):  # the second run reads the same repeat again
+        result = cli("ingest", str(path))
+        assert result.code == 0
+        assert "1 line repeated a (session, seq) with different text and was ignored" in (
+            result.out
+        )
+        assert f"{path}:3: repeats" in result.err
+    assert cli("ingest", str(path), "--json").json()["duplicates"] == 2
+    [item] = [
+        i for i in cli("items", "--session", "t", "--json").json() if "Retries" in i["content"]
+    ]
+    assert item["content"] == "Retries: at most 3."
+
+
+def test_a_line_without_a_session_names_the_option(cli: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "n.jsonl"
+    path.write_text(_line('{"seq": 1, "type": "user/message", "text": "hi"}'), "utf-8")
+    result = cli("ingest", str(path))
+    assert "must be a non-empty string; `--session ID` supplies it" in result.err
+    assert cli("ingest", "--session", "n", str(path)).code == 0
+
+
+def test_ingest_reads_standard_input(cli: Cli, tmp_path: Path) -> None:
+    text = write_events(tmp_path / "t.jsonl", TRIAL).read_text("utf-8")
+    result = cli("ingest", "-", input=text)
+    assert result.code == 0 and result.out.startswith("2 new events"), result
+    assert cli("ingest", "-", input=text).out.startswith("0 new events, 2 already present")
+
+
+def test_a_folder_or_a_missing_file_exits_1(cli: Cli, tmp_path: Path) -> None:
+    for name, said in ((tmp_path, "is a folder"), (tmp_path / "nope", "not a readable file")):
+        result = cli("ingest", str(name))
+        assert result.code == 1 and said in result.err and "Usage" not in result.err, result

@@ -7,8 +7,12 @@ a *sink* (capture, or the runtime's capture-then-extract); each bad line becomes
 
 from __future__ import annotations
 
+import itertools
 import json
+import sys
+import zlib
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -21,6 +25,8 @@ from convmem.errors import ConvmemError, EventFormatError
 MAX_LINE_BYTES = 64 * 1024 * 1024
 BATCH = 2000
 FORMATS = ("auto", "events", "claude-code", "dsh", "openai")
+#: The file name that means standard input.
+STDIN = "-"
 
 Sink = Callable[[list[Event]], CaptureResult]
 
@@ -45,11 +51,30 @@ class IngestReport:
     ignored: int = 0
     problems: list[LineProblem] = field(default_factory=list)
     sessions: set[str] = field(default_factory=set)
+    #: Lines that repeated a (session, seq) of this run with other text: ignored.
+    conflicts: list[LineProblem] = field(default_factory=list)
+    #: A checksum of each (session, seq)'s text read so far in this run.
+    _texts: dict[tuple[str, int], int] = field(default_factory=dict, repr=False)
+
+    def repeats_with_other_text(self, event: Event) -> bool:
+        """Did this run read the event's (session, seq) before, with other text?
+        The store keeps the first; a changed repeat would be lost without a word."""
+        key, text = (event.session_id, event.seq), zlib.crc32(event.text.encode("utf-8", "replace"))
+        first = self._texts.setdefault(key, text)
+        return first != text
 
     def summary(self) -> str:
+        repeated = ""
+        if self.conflicts:
+            n = len(self.conflicts)
+            repeated = (
+                f", {n} line{'s' if n != 1 else ''} repeated a (session, seq) with different"
+                f" text and {'were' if n != 1 else 'was'} ignored (the first one stays)"
+            )
         return (
             f"{self.inserted} new events, {self.duplicates} already present, "
-            f"{len(self.problems)} bad lines skipped, {self.ignored} lines not events "
+            f"{len(self.problems)} bad lines skipped, {self.ignored} lines not events"
+            f"{repeated} "
             f"({self.files} file{'s' if self.files != 1 else ''}, "
             f"{len(self.sessions)} session{'s' if len(self.sessions) != 1 else ''})"
         )
@@ -65,6 +90,9 @@ class IngestReport:
             "sessions": sorted(self.sessions),
             "problems": [
                 {"path": p.path, "line": p.line, "message": p.message} for p in self.problems
+            ],
+            "repeated": [
+                {"path": p.path, "line": p.line, "message": p.message} for p in self.conflicts
             ],
         }
 
@@ -119,30 +147,43 @@ def decode_json_line(raw: bytes) -> Any:
 
 def detect_format(path: Path) -> str:
     """Guess a file's format from its name and first object."""
-    name = path.name
-    if name.startswith("session.v4.jsonl"):
+    if path.name.startswith("session.v4.jsonl"):
         return "dsh"
     try:
         with open_binary(path) as fh:
-            for _, raw, _ in read_lines(fh):
-                if raw is None or not raw.strip():
-                    continue
-                try:
-                    obj = decode_json_line(raw)
-                except EventFormatError:
-                    return "events"
-                if isinstance(obj, dict):
-                    if obj.get("type") == "session" and obj.get("version") == 4:
-                        return "dsh"
-                    if "seq" in obj and "type" in obj:
-                        return "events"
-                    if "sessionId" in obj or "parentUuid" in obj:
-                        return "claude-code"
-                    if "role" in obj and ("content" in obj or "tool_calls" in obj):
-                        return "openai"
-                return "events"
+            return peek_format(read_lines(fh))[0]
     except OSError:
         return "events"
+
+
+Lines = Iterator[tuple[int, bytes | None, int]]
+
+
+def peek_format(lines: Lines) -> tuple[str, Lines]:
+    """Guess the format from the first line that holds something, and give back the
+    lines with the ones read to guess still in front (a pipe cannot be read twice)."""
+    head = []
+    for item in lines:
+        head.append(item)
+        if item[1] is not None and item[1].strip():
+            return _format_of(item[1]), itertools.chain(head, lines)
+    return "events", iter(head)
+
+
+def _format_of(raw: bytes) -> str:
+    try:
+        obj = decode_json_line(raw)
+    except EventFormatError:
+        return "events"
+    if isinstance(obj, dict):
+        if obj.get("type") == "session" and obj.get("version") == 4:
+            return "dsh"
+        if "seq" in obj and "type" in obj:
+            return "events"
+        if "sessionId" in obj or "parentUuid" in obj:
+            return "claude-code"
+        if "role" in obj and ("content" in obj or "tool_calls" in obj):
+            return "openai"
     return "events"
 
 
@@ -173,14 +214,14 @@ def ingest_file(
     progress: Callable[[int], None] | None = None,
     report: IngestReport | None = None,
 ) -> IngestReport:
-    """Read one file into ``sink``; bad lines are reported, never fatal."""
+    """Read one file (``-``: standard input) into ``sink``; bad lines are reported,
+    never fatal."""
     path = Path(path)
     report = report or IngestReport()
-    if not path.is_file():
-        raise ConvmemError(f"{path} is not a readable file")
-    if fmt == "auto":
-        fmt = detect_format(path)
-    parse = _line_parser(fmt, path, session)
+    stdin = str(path) == STDIN
+    if not stdin:
+        _need_file(path)
+    name = "<stdin>" if stdin else str(path)
     report.files += 1
     batch: list[Event] = []
 
@@ -192,14 +233,18 @@ def ingest_file(
             batch.clear()
 
     try:
-        with open_binary(path) as fh:
-            for line_no, raw, consumed in read_lines(fh):
+        with nullcontext(sys.stdin.buffer) if stdin else open_binary(path) as fh:
+            lines = read_lines(fh)
+            if fmt == "auto":
+                fmt, lines = peek_format(lines) if stdin else (detect_format(path), lines)
+            parse = _line_parser(fmt, Path("stdin") if stdin else path, session)
+            for line_no, raw, consumed in lines:
                 report.lines += 1
                 if progress is not None:
                     progress(consumed)
                 if raw is None:
                     report.problems.append(
-                        LineProblem(str(path), line_no, f"line longer than {MAX_LINE_BYTES} bytes")
+                        LineProblem(name, line_no, f"line longer than {MAX_LINE_BYTES} bytes")
                     )
                     continue
                 if not raw.strip():
@@ -211,14 +256,17 @@ def ingest_file(
                     for event in events:
                         event.validate()
                 except EventFormatError as exc:
-                    report.problems.append(LineProblem(str(path), line_no, str(exc)))
+                    report.problems.append(LineProblem(name, line_no, _hint(str(exc), session)))
                     continue
                 except RecursionError:
-                    report.problems.append(LineProblem(str(path), line_no, "nested too deeply"))
+                    report.problems.append(LineProblem(name, line_no, "nested too deeply"))
                     continue
                 if not events:
                     report.ignored += 1
                 for event in events:
+                    if report.repeats_with_other_text(event):
+                        report.conflicts.append(LineProblem(name, line_no, _CONFLICT))
+                        continue
                     report.events += 1
                     report.sessions.add(event.session_id)
                     batch.append(event)
@@ -232,3 +280,21 @@ def ingest_file(
             raise ConvmemError(f"{path} is not a valid zstd file: {exc}") from exc
         raise
     return report
+
+
+def _need_file(path: Path) -> None:
+    """A path that is not a readable file is one sentence (exit 1), whatever it is."""
+    if path.is_dir():
+        raise ConvmemError(f"{path} is a folder; name the event files in it instead")
+    if not path.is_file():
+        raise ConvmemError(f"{path} is not a readable file (or `-` for standard input)")
+
+
+_CONFLICT = "repeats an earlier line's (session, seq) with different text; the first one stays"
+
+
+def _hint(message: str, session: str | None) -> str:
+    """The problem, with the option that fixes it when there is one."""
+    if session is None and message.startswith("field 'session_id'"):
+        return f"{message}; `--session ID` supplies it for lines without one"
+    return message

@@ -15,6 +15,8 @@ from convmem.capture import Event
 from convmem.errors import EventFormatError
 
 MAX_BLOCK_DEPTH = 8
+#: Events that mark a moment rather than carry words: they may come without text.
+MARKER_TYPES = ("compaction/start", "compaction/prune", "compaction/end")
 TOOL_RESULT_BLOCKS = ("tool_result", "tool-result", "function_call_output")
 
 
@@ -93,6 +95,8 @@ def parse_event(obj: Any, default_session: str | None = None) -> Event:
         raise EventFormatError("field 'type' is missing")
     if not isinstance(obj["type"], str):
         raise EventFormatError("field 'type' must be a string")
+    if obj.get("text") is None and obj.get("content") is None and obj["type"] not in MARKER_TYPES:
+        raise EventFormatError("field 'text' (or 'content') is missing or null")
     if "text" in obj and obj["text"] is not None:
         if not isinstance(obj["text"], str):
             raise EventFormatError("field 'text' must be a string")

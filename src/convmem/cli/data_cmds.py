@@ -14,7 +14,7 @@ from convmem.diagnostics import validation_line
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option(
     "--format",
     "fmt",
@@ -36,8 +36,9 @@ def ingest(
 ) -> None:
     """Read event files into the store (re-reading a file changes nothing).
 
-    Bad lines are reported with file and line number and skipped; the rest goes in.
-    Exit status is 1 when any line was bad, 0 otherwise.
+    A file named - is standard input. Bad lines are reported with file and line
+    number and skipped; the rest goes in. Exit status is 1 when any line was bad (or a
+    file could not be read), 0 otherwise.
     """
     from convmem.ingest import IngestReport, ingest_file
 
@@ -66,6 +67,8 @@ def ingest(
             click.echo(f"skipped {problem}", err=True)
         if len(report.problems) > 50:
             click.echo(f"... and {len(report.problems) - 50} more bad lines", err=True)
+        for repeat in report.conflicts[:10]:
+            click.echo(f"ignored {repeat}", err=True)
         click.echo(report.summary())
     if report.problems:
         sys.exit(1)
