@@ -194,3 +194,15 @@ def test_a_folder_or_a_missing_file_exits_1(cli: Cli, tmp_path: Path) -> None:
     for name, said in ((tmp_path, "is a folder"), (tmp_path / "nope", "not a readable file")):
         result = cli("ingest", str(name))
         assert result.code == 1 and said in result.err and "Usage" not in result.err, result
+
+
+def test_purge_of_an_unknown_session_says_so_before_asking_for_yes(
+    cli: Cli, tmp_path: Path
+) -> None:
+    _items(cli, tmp_path)
+    for args in (["--session", "nope"], ["--project", "nope"]):
+        result = cli("purge", *args)
+        assert result.code == 1 and f"no {args[0][2:]} 'nope'" in result.err, result
+    asked = cli("purge", "--session", "t")
+    assert asked.code == 2 and "add --yes" in asked.err
+    assert cli("purge", "--session", "t", "--yes").out.startswith("purged session t")

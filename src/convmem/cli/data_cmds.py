@@ -233,14 +233,16 @@ def purge(obj: Any, session: str | None, project: str | None, yes: bool) -> None
     if (session is None) == (project is None):
         raise click.UsageError("name either a --session or a --project")
     what = f"session {session}" if session is not None else f"project {project}"
-    if not yes:
-        raise click.UsageError(f"purge deletes the {what} for good; add --yes to confirm")
-    store = obj.runtime.store
+    store = obj.reader.store  # what does not exist is said before --yes is asked for
     if session is not None:
         _need_session(store, session)
-        removed = store.purge_session(session)
     else:
         sessions = _need_project(store, project or "")
+    if not yes:
+        raise click.UsageError(f"purge deletes the {what} for good; add --yes to confirm")
+    if session is not None:
+        removed = store.purge_session(session)
+    else:
         removed = store.purge_sessions(sessions)
         what += f" ({len(sessions)} sessions)"
     click.echo(f"purged {what}: {sum(removed.values())} rows")
