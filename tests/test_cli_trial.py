@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import Cli, ev, write_events
 from convmem.adapters.events import parse_event
 from convmem.config import load_settings
@@ -206,3 +208,34 @@ def test_purge_of_an_unknown_session_says_so_before_asking_for_yes(
     asked = cli("purge", "--session", "t")
     assert asked.code == 2 and "add --yes" in asked.err
     assert cli("purge", "--session", "t", "--yes").out.startswith("purged session t")
+
+
+def _lock(path: Path, on: bool) -> bool:
+    """Make ``path`` unwritable (or writable again): immutable for root, whom file modes
+    do not stop; read-only otherwise. False when this system does not allow it."""
+    if os.geteuid() != 0:
+        path.chmod(0o444 if on else 0o644)
+        return True
+    flag = "+i" if on else "-i"
+    done = subprocess.run(["chattr", flag, str(path)], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def test_a_read_only_database_file_is_named_not_its_folder(
+    cli: Cli, home: Path, tmp_path: Path
+) -> None:
+    if os.environ.get("CONVMEM_STORE"):
+        pytest.skip("a SQLite file only")
+    _items(cli, tmp_path)
+    db = home / "memory.sqlite"
+    if not _lock(db, True):
+        pytest.skip("chattr +i is not allowed here")
+    try:
+        more = write_events(tmp_path / "more.jsonl", [ev(3, "user/message", "Use tabs.", "t")])
+        for args in (["ingest", str(more)], ["assemble", "--session", "t"]):
+            result = cli(*args)
+            assert result.code == 1, result
+            assert f"the database file {db} is read-only; make it writable" in result.err
+            assert "folder" not in result.err
+    finally:
+        _lock(db, False)

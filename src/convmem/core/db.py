@@ -36,7 +36,7 @@ def _explain(exc: sqlite3.Error, path: str) -> StoreError:
             "move it aside and run again, or restore it from a backup"
         )
     if "readonly" in low or "read-only" in low:
-        return StoreError(f"the database {path} is read-only; make its folder writable")
+        return StoreError(_read_only(path))
     if "disk is full" in low or "database or disk is full" in low:
         return StoreError(f"no space left for the database {path}; free some disk space")
     if "unable to open" in low:
@@ -50,6 +50,21 @@ def _explain(exc: sqlite3.Error, path: str) -> StoreError:
             f"the database {path} stayed locked by another process; try again shortly"
         )
     return StoreError(f"database error on {path}: {msg}")
+
+
+def _read_only(path: str) -> str:
+    """Which of the database's files, or its folder, cannot be written, and the fix."""
+    for name in (path, f"{path}-wal", f"{path}-shm"):
+        if os.path.exists(name) and not os.access(name, os.W_OK):
+            # an immutable file (chattr +i) is refused even to root, whatever its mode
+            return (
+                f"the database file {name} is read-only; make it writable"
+                " (chmod u+w, or chattr -i if lsattr shows it immutable)"
+            )
+    folder = os.path.dirname(path) or "."
+    if not os.access(folder, os.W_OK):
+        return f"the database {path} is in a read-only folder; make {folder} writable"
+    return f"the database {path} is read-only (a read-only mount?); make it writable"
 
 
 def _unbindable(exc: UnicodeEncodeError | OverflowError, path: str) -> StoreError:
