@@ -53,7 +53,10 @@ def _explain(exc: sqlite3.Error, path: str) -> StoreError:
 
 
 def _read_only(path: str) -> str:
-    """Which of the database's files, or its folder, cannot be written, and the fix."""
+    """Which of the database's folder or files cannot be written, and the fix."""
+    folder = os.path.dirname(path) or "."
+    if not os.access(folder, os.W_OK):  # a read-only mount too
+        return f"the database {path} is in a read-only folder; make {folder} writable"
     for name in (path, f"{path}-wal", f"{path}-shm"):
         if os.path.exists(name) and not os.access(name, os.W_OK):
             # an immutable file (chattr +i) is refused even to root, whatever its mode
@@ -61,9 +64,6 @@ def _read_only(path: str) -> str:
                 f"the database file {name} is read-only; make it writable"
                 " (chmod u+w, or chattr -i if lsattr shows it immutable)"
             )
-    folder = os.path.dirname(path) or "."
-    if not os.access(folder, os.W_OK):
-        return f"the database {path} is in a read-only folder; make {folder} writable"
     return f"the database {path} is read-only (a read-only mount?); make it writable"
 
 
