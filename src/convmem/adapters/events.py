@@ -95,8 +95,6 @@ def parse_event(obj: Any, default_session: str | None = None) -> Event:
         raise EventFormatError("field 'type' is missing")
     if not isinstance(obj["type"], str):
         raise EventFormatError("field 'type' must be a string")
-    if obj.get("text") is None and obj.get("content") is None and obj["type"] not in MARKER_TYPES:
-        raise EventFormatError("field 'text' (or 'content') is missing or null")
     if "text" in obj and obj["text"] is not None:
         if not isinstance(obj["text"], str):
             raise EventFormatError("field 'text' must be a string")
@@ -123,6 +121,9 @@ def parse_event(obj: Any, default_session: str | None = None) -> Event:
         call_id=_opt_str(obj, "call_id"),
     )
     event.validate()
+    # checked last, so that a line's first problem is the one named
+    if obj.get("text") is None and obj.get("content") is None and event.type not in MARKER_TYPES:
+        raise EventFormatError("field 'text' (or 'content') is missing or null")
     return event
 
 
