@@ -336,24 +336,7 @@ def promote(obj: Any, item_id: str, kind: str) -> None:
     """Accept an assistant proposal as the user's own."""
     from convmem.memory import lifecycle
 
-    store = obj.runtime.store
-    _need_proposal(store, item_id)
-    _lifecycle_result(lifecycle.promote(store, item_id, kind=kind))
-
-
-def _need_proposal(store: Any, item_id: str) -> None:
-    """Only what the assistant proposed can become the user's own: anything else
-    (a constraint the user stated, say) would change kind without anyone asking."""
-    from convmem.errors import ConvmemError
-
-    item = store.item(item_id)
-    if item is None:
-        raise NotFoundError(f"no memory item {item_id!r}; `convmem search` finds item ids")
-    if item.kind != "proposal" and item.evidence_type != "assistant_proposal":
-        raise ConvmemError(
-            f"item {item_id} is a {item.kind} ({item.evidence_type}), not an assistant"
-            " proposal; promote accepts only proposals (`convmem items` shows their kind)"
-        )
+    _lifecycle_result(lifecycle.promote(obj.runtime.store, item_id, kind=kind))
 
 
 @click.command()

@@ -82,6 +82,12 @@ def promote(
         )
     if item.evidence_type == "user_explicit" and item.kind == kind:
         return item
+    if item.kind != "proposal" and item.evidence_type != "assistant_proposal":
+        # what the person said already is theirs: promoting it would only change its kind
+        raise ConvmemError(
+            f"item {item_id} is a {item.kind} ({item.evidence_type}), not an assistant"
+            " proposal; promote accepts only proposals (`convmem items` shows their kind)"
+        )
     if item.status not in ("active", "disputed"):
         raise ConvmemError(f"item {item_id} is {item.status}; reactivate it before promoting")
     with store.transaction():
