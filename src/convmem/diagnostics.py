@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from convmem.core.constants import COMPACTION_EVENT_TYPES
+from convmem.core.constants import COMPACTION_EVENT_TYPES, EXTRACTED_TYPES
 from convmem.core.db import sqlite_info
 from convmem.core.schema import SCHEMA_VERSION
 from convmem.core.store_url import mask_url
@@ -17,9 +17,6 @@ from convmem.errors import StoreError
 if TYPE_CHECKING:
     from convmem.config import Settings
     from convmem.memory.store import MemoryStore
-
-#: The events extraction reads; those past a session's extraction cursor still wait.
-EXTRACTED_TYPES = ("user/message", "assistant/message")
 
 
 def compatibility_report(

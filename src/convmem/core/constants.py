@@ -88,6 +88,9 @@ CAPTURED_EVENT_TYPES: Final = (
     *COMPACTION_EVENT_TYPES,
 )
 
+#: The event types extraction reads; its cursor moves over the others.
+EXTRACTED_TYPES: Final = ("user/message", "assistant/message")
+
 ROLES: Final = ("user", "assistant", "system", "tool", "command")
 
 #: Role implied by an event type's prefix when the event does not name one.

@@ -73,9 +73,10 @@ _CLOCK = re.compile(
     r"|(?<![\d:.])(\d{1,2})\s*([ap])\.?m\.?(?![a-z])",
     re.I,
 )
-_CN_PERIOD = r"(?:凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|半夜|今晚|明早|明晚)?"
+#: Parts of the day a Chinese clock time may name before its hour.
+_CN_PERIOD = r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|半夜|今晚|明早|明晚"
 _CN_CLOCK = re.compile(
-    rf"((?:{_CN_PERIOD[3:-2]})\s?)?(\d{{1,2}}\s?|[一二两三四五六七八九十]{{1,3}})[点點](?:(半)|(一刻)|(三刻)|(\d{{1,2}}|[零〇一二三四五六七八九十]{{1,3}})(分)?)?"
+    rf"((?:{_CN_PERIOD})\s?)?(\d{{1,2}}\s?|[一二两三四五六七八九十]{{1,3}})[点點](?:(半)|(一刻)|(三刻)|(\d{{1,2}}|[零〇一二三四五六七八九十]{{1,3}})(分)?)?"
 )
 #: What follows 点 when it counts points made, not hours ("三点建议", "两点要注意").
 _POINTS = re.compile(
@@ -86,7 +87,7 @@ _POINTS = re.compile(
 _ONE_OCLOCK = re.compile(r"钟|整|前|后|以前|以后|之前|之后|左右|到|至|-|~|～")
 #: What joins the two ends of a range of clock times ("7点到9点").
 _CLOCK_RANGE = re.compile(r"\s*(?:到|至|-|~|～|—|－)\s*")
-_CN_PERIOD_CLOCK = re.compile(rf"({_CN_PERIOD[3:-2]})\s*(\d{{1,2}}):(\d{{2}})")
+_CN_PERIOD_CLOCK = re.compile(rf"({_CN_PERIOD})\s*(\d{{1,2}}):(\d{{2}})")
 
 
 #: 五一, the May Day holiday: never how 51 is written (五十一), unless more digits follow.

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from convmem.capture import is_generated, is_user_evidence, user_words
+from convmem.core.constants import EXTRACTED_TYPES
 from convmem.core.cue_match import CueText
 from convmem.core.text import clip, dedupe_key, stable_id
 from convmem.errors import StoreBusyError
@@ -37,8 +38,6 @@ if TYPE_CHECKING:
 EXTRACTOR = "acts-v1"
 ACTOR = "extractor"
 MAX_ATTEMPTS = 5
-#: The event types extraction reads; the cursor moves over the others.
-READ_TYPES = ("user/message", "assistant/message")
 #: Events extracted per write transaction.
 GROUP = 64
 
@@ -91,7 +90,7 @@ class Extractor:
             if size <= 0:
                 break
             cursor = self.store.checkpoint(session_id).last_extract_seq
-            batch = self.store.events(session_id, after=cursor, types=READ_TYPES, limit=size)
+            batch = self.store.events(session_id, after=cursor, types=EXTRACTED_TYPES, limit=size)
             if not batch:
                 caught_up = True
                 break
@@ -101,7 +100,7 @@ class Extractor:
             # past trailing events extraction does not read (tool output, compactions)
             with self.store.transaction():
                 cursor = self.store.checkpoint(session_id).last_extract_seq
-                if self.store.first_event_seq(session_id, cursor, READ_TYPES) is None:
+                if self.store.first_event_seq(session_id, cursor, EXTRACTED_TYPES) is None:
                     newest = self.store.checkpoint(session_id).last_event_seq
                     self.store.advance_checkpoint(session_id, "last_extract_seq", newest)
         return report
@@ -156,7 +155,7 @@ class Extractor:
             return "next" if queued else "done"
         if cursor >= seq:
             return "done"
-        first = self.store.first_event_seq(session_id, cursor, READ_TYPES)
+        first = self.store.first_event_seq(session_id, cursor, EXTRACTED_TYPES)
         return "stale" if first is not None and first < seq else "next"
 
     # --- one event ---------------------------------------------------------------------------
