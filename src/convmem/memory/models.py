@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, TypeVar
 
 
 @dataclass(frozen=True)
@@ -30,23 +30,10 @@ class StoredEvent:
 
     @classmethod
     def from_row(cls, row: Any) -> StoredEvent:
-        return cls(
-            session_id=row["session_id"],
-            seq=int(row["seq"]),
-            type=row["type"],
-            text=row["text"],
-            time=row["time"],
-            turn=row["turn"],
-            step=row["step"],
-            role=row["role"],
-            source_kind=row["source_kind"],
-            source_form=row["source_form"],
-            tool_name=row["tool_name"],
-            call_id=row["call_id"],
-            store=row["store"],
-            content_hash=row["content_hash"],
-            truncated=bool(row["truncated"]),
-        )
+        event = _bare(cls, row, _EVENT_COLUMNS)
+        event.__dict__["seq"] = int(row["seq"])
+        event.__dict__["truncated"] = bool(row["truncated"])
+        return event
 
     @property
     def ref(self) -> str:
@@ -85,27 +72,15 @@ class MemoryItem:
             f"[{row['conditions_json']},{row['scope_json']},{row['numbers_json']},"
             f"{row['source_refs_json']},{row['supersedes_json']}]"
         )
-        return cls(
-            id=row["id"],
-            session_id=row["session_id"],
-            kind=row["kind"],
-            content=row["content"],
-            evidence_type=row["evidence_type"],
-            status=row["status"],
-            topic=row["topic"],
+        item = _bare(cls, row, _ITEM_COLUMNS)
+        item.__dict__.update(
             conditions=tuple(conditions),
             scope=tuple(scope),
             numbers=tuple(nums),
             source_refs=tuple(refs),
             supersedes=tuple(supersedes),
-            superseded_by=row["superseded_by"],
-            content_hash=row["content_hash"],
-            extractor=row["extractor"],
-            derived_from_seq=row["derived_from_seq"],
-            created_at=row["created_at"],
-            updated_at=row["updated_at"],
-            said_at=row["said_at"],
         )
+        return item
 
     @property
     def source_seqs(self) -> tuple[int, ...]:
@@ -116,6 +91,32 @@ class MemoryItem:
         for key in ("conditions", "scope", "numbers", "source_refs", "supersedes"):
             data[key] = list(data[key])
         return data
+
+
+_T = TypeVar("_T")
+
+
+def _bare(cls: type[_T], row: Any, columns: tuple[str, ...]) -> _T:
+    """An instance of the frozen record ``cls`` holding ``row``'s ``columns`` as they are.
+
+    The store decodes a few hundred rows for every step; a frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__``, which costs about
+    half of that. These records have no ``__post_init__``, so filling ``__dict__``
+    gives the same object.
+    """
+    record = object.__new__(cls)
+    values = record.__dict__
+    for name in columns:
+        values[name] = row[name]
+    return record
+
+
+_EVENT_COLUMNS = tuple(f.name for f in fields(StoredEvent))
+_ITEM_COLUMNS = tuple(
+    f.name
+    for f in fields(MemoryItem)
+    if f.name not in ("conditions", "scope", "numbers", "source_refs", "supersedes")
+)
 
 
 def source_seqs(refs: Iterable[str]) -> tuple[int, ...]:
