@@ -149,3 +149,28 @@ def test_any_text_is_safe() -> None:
     for text in ("", "\n\n\n", "。" * 500, "a, " * 2000, "```" * 50, "\ud800 hi. there"):
         for s in sentences(text):
             clauses(s)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a decimal point at the start is no list mark; "1.第一条" still is
+        ("0.5 it is then", ["0.5 it is then"]),
+        ("1.第一条 不要用 mock", ["第一条", "不要用 mock"]),
+        # "between A and B" stays whole; two clauses joined by "and" still split
+        (
+            "torn between the back room at the bakery and my mom's house",
+            ["torn between the back room at the bakery and my mom's house"],
+        ),
+        (
+            "the release is due friday and the team is out on monday",
+            ["the release is due friday", "the team is out on monday"],
+        ),
+        # the options and "not decided yet" are one piece
+        ("钢琴或者舞蹈，还没想好。", ["钢琴或者舞蹈，还没想好。"]),
+        ("大理还是版纳 我跟我老公还没商量好", ["大理还是版纳 我跟我老公还没商量好"]),
+        ("钢琴或者舞蹈，都挺贵的", ["钢琴或者舞蹈", "都挺贵的"]),
+    ],
+)
+def test_a_choice_stays_with_its_options(text: str, expected: list[str]) -> None:
+    assert _clauses(text) == expected

@@ -192,6 +192,19 @@ def _latest_value(cand: Candidate, pool: Sequence[MemoryItem]) -> tuple[MemoryIt
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
 
 
+#: A decision worded as the end of a choice, naming what was picked.
+_SETTLED = re.compile(
+    r"\b(?:it is|it's) (?:then\b)?\W*$|\b(?:going|go|went) with\b|\bsigned with\b|\bsettled on\b"
+    r"|\b(?:the|that) (?:first|second|other|former|latter) one\b"
+    r"|^\W*(?:那|算了\W*)?就(?!是)|(?:就|选|定)(?:它|这个|那个)了|决定了",
+    re.I,
+)
+#: An open question that is a choice between options.
+_CHOICE = re.compile(
+    r"\b(?:between|or|whether|either)\b|\bthe two\b|还是|或者|要不要|二选一|纠结", re.I
+)
+
+
 def _option_words(text: str) -> set[str]:
     """What can name an option: the content words, the parts of a compound name
     ("redis_rate", "bert-base", "multi-region") and short acronyms ("EV or OV")."""
@@ -217,6 +230,34 @@ def _same_subject(a: str, b: str) -> bool:
     """Both keys name the same thing: one's words are all in the other's."""
     wa, wb = subjects.subject_words(a), subjects.subject_words(b)
     return bool(wa and wb) and (wa <= wb or wb <= wa)
+
+
+#: Words a withdrawal wraps around what it names ("the 10k cap thing", "上海那个条件").
+_TARGET_FRAME = re.compile(
+    r"那个|这个|那条|这条|条件|要求|的事|事情|东西|\b(?:the|thing|stuff|part|bit)\b"
+)
+_THING = re.compile(r"那个|这个|那条|这条|的事|事情|\b(?:thing|stuff)\b", re.I)
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9_]*")
+
+
+def _names(item: MemoryItem, target: str) -> bool:
+    """Does the withdrawal's ``target`` name ``item``: its subject, a long word of it,
+    every word of a short one ("the 10k cap": "cap it at 10k rows"), or a Chinese word
+    of it (停车位: 最好带车位)."""
+    content = item.content.lower()
+    if subjects.mentions(item.content, target) or _overlap(item.topic, target) > 0:
+        return True
+    if any(w in content for w in target.lower().split() if len(w) >= 4):
+        return True
+    bare = _TARGET_FRAME.sub(" ", target.lower())
+    words = set(_TOKEN.findall(bare))
+    # a bare value names what holds it when called a thing ("80那个", "the 10k thing");
+    # "scratch the 1,800, make it 2,000" is the old value of a correction
+    named = any(w.isalpha() for w in words) or _THING.search(target)
+    if named and words and words <= set(_TOKEN.findall(content)):
+        return True
+    pairs = {w for w in subjects.content_words(bare) if not w.isascii()}
+    return bool(pairs & subjects.content_words(item.content))
 
 
 def _conditions(numbers: Sequence[dict[str, object]]) -> set[str]:
@@ -257,13 +298,7 @@ def relate(
         return None
     if cand.retraction and reading.retract_target:
         target = reading.retract_target
-        hits = [
-            i
-            for i in pool
-            if subjects.mentions(i.content, target)
-            or _overlap(i.topic, target) > 0
-            or any(w in i.content.lower() for w in target.lower().split() if len(w) >= 4)
-        ]
+        hits = [i for i in pool if _names(i, target)]
         return Link("retracts", hits[-1], f"withdraws {target!r}") if hits else None
 
     # 1. a correction that names the old value: the newest item holding it
@@ -287,6 +322,11 @@ def relate(
         for item in reversed(open_items):
             if _same_option(options, _option_words(item.content)):
                 return Link("supersedes", item, "a decision settles the open question")
+        choices = [i for i in open_items if _CHOICE.search(i.content)]
+        if choices and not cand.numbers and _SETTLED.search(cand.content):
+            # "the chalet it is then" after "torn between the place on lake wren and the
+            # one by the ski hill": the choice is made in other words than its options
+            return Link("supersedes", choices[-1], "a decision settles the open choice")
     pool = [i for i in pool if i.kind != "open_question"]
     if not pool:
         return None

@@ -188,7 +188,8 @@ def _prose_lines(text: str) -> tuple[Span, ...]:
 _LIST_MARKER = re.compile(
     r"^\s*(?:[-*•·>+]|\d{1,2}[.)、]|[a-zA-Z][.)]|[（(]\d{1,2}[）)]|[一二三四五六七八九十][、.])\s+"
 )
-_CN_LIST_MARKER = re.compile(r"^\s*(?:\d{1,2}[、.)]|[一二三四五六七八九十]、)")
+#: (a number's decimal point is no list mark: "0.5 it is")
+_CN_LIST_MARKER = re.compile(r"^\s*(?:\d{1,2}(?:[、)]|\.(?!\d))|[一二三四五六七八九十]、)")
 _HEADING = re.compile(r"^\s*#{1,6}\s+")
 
 
@@ -205,12 +206,18 @@ def _segmenter(language: str, text: str) -> list[str]:
 
 _UNIT_STOP = re.compile(r"[.!?]\s+(?=[A-Z])")
 _NUMBER_UNIT_END = re.compile(r"\d\s?[A-Za-z%]{0,3}$")
+#: A run that only says the choice before it is still open ("…本地内存 还没想好",
+#: "大理还是版纳 我跟我老公还没商量好"): it stays with the options.
+_UNDECIDED = (
+    r"(?:我们?|我[跟和]我?\w{1,3})?[也都]?"
+    r"(?:还没(?:有)?(?:想好|定|决定|确定|商量好|考虑好)|没想好|没商量好|没定|待定|还在考虑|还在纠结"
+    r"|还不确定|拿不定主意)(?:[\s。，,！!~～]|$)"
+)
+_OPEN_CHOICE = re.compile(_UNDECIDED)
 #: Where run-on chat text starts a new sentence with no punctuation before it.
 _RUN_ON = re.compile(
     r"(?<=[\u3400-\u9fff])[ \u3000]+(?=[\u3400-\u9fff])"  # 第一次去新疆 好激动
-    # but not before a run that only leaves what came before undecided (…本地内存 还没想好)
-    r"(?!(?:还没(?:有)?(?:想好|定|决定|确定)|没想好|没定|待定|还在考虑|还不确定)"
-    r"(?:[\s。，,！!~～]|$))"
+    f"(?!{_UNDECIDED})"
     r"|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s*(?=\w)"  # after an emoji
     r"|(?<=[a-z0-9)'\".%])\s+(?=(?:Also|So|But|And|Then|Oh|Ok|OK|Okay|Btw|BTW|Anyway|Plus|Actually"
     r"|Honestly|Basically|My|Our|We|We're|We've|We'll|It|It's|This|That|That's|There|He|She|They"
@@ -486,6 +493,8 @@ def _two_clauses(text: str) -> list[tuple[int, int]]:
         right = text[m.end() : right_end]
         if len(left.split()) < 3 or len(right.split()) < 3:
             continue
+        if "and" in m.group() and _OPEN_BETWEEN.search(left):
+            continue  # "torn between the back room at Rosalind's and my mom's house"
         if _FINITE.search(left) and _FINITE.search(right) and not _LEADS_IN.match(right):
             out.append(m.span())
             start = m.end()
@@ -514,6 +523,8 @@ def _value_list(text: str) -> list[tuple[int, int]]:
 
 
 _BETWEEN_END = re.compile(r"\bbetween\s+\S+$", re.I)
+#: "between" whose "and" has not come yet.
+_OPEN_BETWEEN = re.compile(r"\bbetween\b(?!.*\band\b)", re.I)
 _REJECTS = re.compile(r"(?:not|rather than|instead of|and not|but not|no longer|never)\b", re.I)
 
 
@@ -567,6 +578,8 @@ def _zh_commas(text: str, cuts: list[tuple[int, int]]) -> list[tuple[int, int]]:
             continue  # joined to the next piece
         if text[b:].startswith(("而是", "而不是", "而非")):
             continue  # "…不是 60 秒，而是 300 秒": one correction
+        if _OPEN_CHOICE.match(text, b):
+            continue  # "钢琴或者舞蹈，还没想好": the options are what is not decided
         if not any(x <= a < y for x, y in cuts):
             extra.append((a, b))
         start = b

@@ -420,12 +420,15 @@ def content_words(text: str) -> set[str]:
     """Words (and CJK bigrams) of a text that say what it is about."""
     out = set(_content_words_all(text))
     for run in _CJK_RUN.findall(text):
-        stripped = re.sub(
-            r"[我你他她它们的了是在要就还先用吧呢吗啊也都和或者还是没定想好决定纠结]", " ", run
-        )
+        # the words of choosing go whole: 定 alone is also the first half of 定投
+        stripped = _ZH_CHOOSING.sub(" ", run)
+        stripped = re.sub(r"[我你他她它们的了是在要就还先用吧呢吗啊也都和或没]", " ", stripped)
         for part in stripped.split():
             out.update(part[i : i + 2] for i in range(len(part) - 1))
     return out
+
+
+_ZH_CHOOSING = re.compile(r"决定|确定|定了|定下|纠结|还是|或者|没想好|想好|商量好|考虑好?|选好")
 
 
 def _content_words_all(np: str) -> list[str]:
