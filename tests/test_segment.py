@@ -170,6 +170,15 @@ def test_any_text_is_safe() -> None:
         ("钢琴或者舞蹈，还没想好。", ["钢琴或者舞蹈，还没想好。"]),
         ("大理还是版纳 我跟我老公还没商量好", ["大理还是版纳 我跟我老公还没商量好"]),
         ("钢琴或者舞蹈，都挺贵的", ["钢琴或者舞蹈", "都挺贵的"]),
+        # "yet" without a comma is the adverb, not "but"
+        (
+            "we havent decided yet between nginx and traefik",
+            ["we havent decided yet between nginx and traefik"],
+        ),
+        # "不是X 是Y" is one correction, as "不是X，而是Y" is
+        ("不是周三 是周四晚上", ["不是周三 是周四晚上"]),
+        # a Chinese full stop ends the sentence before a lower-case word too
+        ("那就用 pgvector。pg 版本是16", ["那就用 pgvector。", "pg 版本是16"]),
     ],
 )
 def test_a_choice_stays_with_its_options(text: str, expected: list[str]) -> None:

@@ -123,7 +123,7 @@ PREFER = re.compile(
     _I,
 )
 OPEN = re.compile(
-    r"\b(?:still|yet to|haven't|have not|hasn't|not yet|didn't) (?:decide|decided|deciding|pick"
+    r"\b(?:still|yet to|haven'?t|have not|hasn'?t|not yet|didn'?t) (?:decide|decided|deciding|pick"
     r"|picked|choose|chosen|settle|settled|figured out|made up (?:my|our) mind|sure)\b"
     r"|\b(?:torn between|deciding between|choosing between"
     r"|undecided|up in the air|tbd|to be decided"

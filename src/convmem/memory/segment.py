@@ -214,11 +214,13 @@ _UNDECIDED = (
     r"|还不确定|拿不定主意)(?:[\s。，,！!~～]|$)"
 )
 _OPEN_CHOICE = re.compile(_UNDECIDED)
+_NOT_THIS = re.compile(r"不是[^\s，,。]{1,20}$")
 #: Where run-on chat text starts a new sentence with no punctuation before it.
 _RUN_ON = re.compile(
     r"(?<=[\u3400-\u9fff])[ \u3000]+(?=[\u3400-\u9fff])"  # 第一次去新疆 好激动
     f"(?!{_UNDECIDED})"
     r"|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s*(?=\w)"  # after an emoji
+    r"|(?<=[。！？])(?=[a-z])"  # 那就用 pgvector。pg 版本是16 (the segmenter waits for a capital)
     r"|(?<=[a-z0-9)'\".%])\s+(?=(?:Also|So|But|And|Then|Oh|Ok|OK|Okay|Btw|BTW|Anyway|Plus|Actually"
     r"|Honestly|Basically|My|Our|We|We're|We've|We'll|It|It's|This|That|That's|There|He|She|They"
     r"|What|How|Why|When|Where|Which|Who|Can|Could|Should|Would|Is|Are|Do|Does|Did|Will|Please"
@@ -298,6 +300,8 @@ def _run_ons(piece: str) -> list[str]:
                 continue
         if _CJK.search(piece[m.end() : m.end() + 1]) and len(piece[pos : m.start()].strip()) < 2:
             continue
+        if piece.startswith("是", m.end()) and _NOT_THIS.search(piece, pos, m.start()):
+            continue  # "不是周三 是周四晚上": one correction
         out.append(piece[pos : m.start()])
         pos = m.end()
     out.append(piece[pos:])
@@ -352,8 +356,9 @@ def _sentences(text: str) -> tuple[Span, ...]:
 #: Where a sentence divides into clauses: the separator is dropped, both sides kept.
 _SPLIT_EN = re.compile(
     r"\s*;\s+"
-    r"|,?\s+(?:but|yet|although|though|whereas|while|however|because|since|so that|as long as)\s+"
+    r"|,?\s+(?:but|although|though|whereas|while|however|because|since|so that|as long as)\s+"
     r"(?!of\b)"
+    r"|,\s+yet\s+"  # (without a comma "yet" is the adverb: "we haven't decided yet between…")
     r"|,\s*so\s+|\s+so\s+(?=(?:i|we|you|it|they|that|this|let's|please)\b)"
     r"|\s+[—–]\s+|\s+-{1,2}\s+|\s*—\s*"
     r"|,\s+(?:which|and then|then|plus|also|otherwise|anyway|anyways)\s+"

@@ -185,7 +185,7 @@ _CORRECTION = re.compile(
     r"|\b(?:make it|make that|change (?:it|that|this) to|change to|switch to|switching to"
     r"|instead of|rather than|should be \S+ instead|use \S+ instead|instead|i meant|i mean"
     r"|meant to say|not \S+ but|correction:|typo)\b"
-    r"|改成|改为|换成|换用|改用|更正|纠正|不是.{1,30}?而是|应该是|改一下|说错了|我是说|算了|调成|调到|改到"
+    r"|改成|改为|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|我是说|算了|调成|调到|改到"
     # a change of what was said: "we're 13 now", "the exam moved to May 24", "现在是"
     # ("seven years now" is how long something has lasted, not a new value)
     r"|\b(?:(?<!years )(?<!months )(?<!weeks )(?<!days )(?<!while )now"
