@@ -110,6 +110,13 @@ def test_how_long_something_lasted_is_no_correction(text: str, correction: bool)
         ("error: connection refused", ""),
         ("according to ops the retention must be 30 days", "retention"),
         ("the cabin budget is $1,200", "cabin budget"),
+        # what holds a count, and a name written right before its value
+        ("prod has 4 nodes", "prod"),
+        ("ttl 30分钟", "ttl"),
+        ("concurrency 4.", "concurrency"),
+        ("make it 16", ""),
+        ("we have 3 kids", ""),
+        ("python 3.11", "language"),
     ],
 )
 def test_the_subject_of_a_changed_value(text: str, key: str) -> None:

@@ -100,6 +100,8 @@ _SUBJECT_BEFORE_VERB = re.compile(
     r"(?:is|are|was|were|will be|should be|must be|needs to be|has to be|have to be|must stay"
     r"|should stay|stays|remains|must|should|needs to|need to|has to|have to|can't|cannot"
     r"|mustn't|shouldn't|may not|can|goes|sits|lives|runs|costs|takes|=|:"
+    # what holds a count ("prod has 4 nodes")
+    r"|(?:has|have|had)(?=\s+(?:about\s+|around\s+|only\s+|like\s+|over\s+)?\d)"
     # a value changed ("standup moved to 10", "launch got pushed back to March 10")
     # (intransitive: in "my dietitian bumped me to 2,000" the dietitian is not what changed)
     r"|(?:got |was |were |has been |have been )?(?:moved|pushed|shifted|bumped|changed|dropped"
@@ -389,6 +391,9 @@ def subject_key(text: str, numbers: list[Value] | None = None) -> str:
             words = _content_words(body[np[0] : np[1]])
             if words:
                 return " ".join(words)
+    lead = _NAMED_VALUE.match(body)
+    if lead and lead["np"].lower() not in _NOT_A_NAME:
+        return _singular(lead["np"].lower())  # chat shorthand: "ttl 30分钟", "concurrency 4"
     names = named_choices(body)
     if names:
         np = cue.find(_FOR_PURPOSE, "np")
@@ -402,6 +407,12 @@ def subject_key(text: str, numbers: list[Value] | None = None) -> str:
     return _versioned(body)
 
 
+#: A name and its value, nothing between: "ttl 30分钟", "concurrency 4", "maxUnavailable 1".
+_NAMED_VALUE = re.compile(r"^(?P<np>[A-Za-z][\w.-]{1,30})\s*(?=\d)(?!\d+(?:\.\d+)*[a-z]?\s*$)")
+_NOT_A_NAME = _STOP | frozenset(
+    """make set keep use go bump raise give take need want only about around like maybe max
+    min under over at to with for in on by is are be was were v version python node""".split()
+)
 _BEFORE_VERSION = re.compile(r"\b([A-Za-z][A-Za-z+#-]*)\s+$")
 
 
