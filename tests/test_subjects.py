@@ -68,6 +68,9 @@ def test_only_an_instruction_withdraws(text: str, target: str | None) -> None:
         ("We practise everything, from salsa to hip-hop.", ()),
         ("people from all over the world play it online", ()),
         ("instead of giving up, I signed up for a tutor", ()),
+        # the value, then the one it replaces
+        ("对了婚期是5月20号 不是18号", ("18号",)),
+        ("这个不是问题", ()),
     ],
 )
 def test_rejected_values_are_values(text: str, rejected: tuple[str, ...]) -> None:
@@ -81,6 +84,11 @@ def test_rejected_values_are_values(text: str, rejected: tuple[str, ...]) -> Non
         ("the exam moved to May 24", True),
         ("Nine years now, and I still love the pottery wheel.", False),
         ("I've had the cats for 3 years now", False),
+        # "right now", "for now", "what to do now" say when, not that a value changed
+        ("Right now I make $78k at a place I like", False),
+        ("the timeout is 30s for now", False),
+        ("that brings our share to $2,060 idk what to do now", False),
+        ("it's EUR, GBP and USD now", True),
     ],
 )
 def test_how_long_something_lasted_is_no_correction(text: str, correction: bool) -> None:

@@ -394,6 +394,8 @@ def relate(
     for score, _, item in scored:
         if score < 5 or item.kind not in ("fact", "constraint", "decision"):
             continue
+        if item.id in here:
+            continue  # two values side by side ("Offer A: $92k base. Offer B: $105k base")
         if not _same_subject(cand.topic, item.topic):
             continue  # "timeout of service1" and "timeout of service2" are two things
         if cand.kind not in ("fact", "constraint", "decision"):

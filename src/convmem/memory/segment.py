@@ -215,6 +215,7 @@ _UNDECIDED = (
 )
 _OPEN_CHOICE = re.compile(_UNDECIDED)
 _NOT_THIS = re.compile(r"不是[^\s，,。]{1,20}$")
+_NOT_THAT = re.compile(r"不是[^\s，,。]{1,8}(?:[\s，,。！!]|$)")
 #: Where run-on chat text starts a new sentence with no punctuation before it.
 _RUN_ON = re.compile(
     r"(?<=[\u3400-\u9fff])[ \u3000]+(?=[\u3400-\u9fff])"  # 第一次去新疆 好激动
@@ -302,6 +303,8 @@ def _run_ons(piece: str) -> list[str]:
             continue
         if piece.startswith("是", m.end()) and _NOT_THIS.search(piece, pos, m.start()):
             continue  # "不是周三 是周四晚上": one correction
+        if _NOT_THAT.match(piece, m.end()):
+            continue  # "婚期是5月20号 不是18号": the value and the one it replaces
         out.append(piece[pos : m.start()])
         pos = m.end()
     out.append(piece[pos:])

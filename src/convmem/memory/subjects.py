@@ -158,6 +158,8 @@ _REJECTED_EN = (
 #: "不是X而是", "把X改成", "从X改成", "不用X".
 _REJECTED_ZH = (
     re.compile(r"不是\s*(?P<old>[^，,。而是]{1,20}?)\s*[，,]?\s*(?:而是|是|改|换)"),
+    # "婚期是5月20号 不是18号": the value, then the one it replaces
+    re.compile(r"(?<=\S)[\s，,]+不是\s*(?P<old>[^\s，,。!！]{1,12}?)\s*[。!！]?$"),
     re.compile(
         r"(?:把|将|从)\s*(?P<old>[^，,。]{1,20}?)\s*(?:改成|改为|换成|换为|改到|调到|调成|降到|提到|升到)"
     ),
@@ -187,10 +189,12 @@ _CORRECTION = re.compile(
     r"|\b(?:make it|make that|change (?:it|that|this) to|change to|switch to|switching to"
     r"|instead of|rather than|should be \S+ instead|use \S+ instead|instead|i meant|i mean"
     r"|meant to say|not \S+ but|correction:|typo)\b"
-    r"|改成|改为|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|我是说|算了|调成|调到|改到"
+    r"|改成|改为|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|[记看写打听]错了|我是说|算了|最后定了|最终定了|调成|调到|改到"
     # a change of what was said: "we're 13 now", "the exam moved to May 24", "现在是"
     # ("seven years now" is how long something has lasted, not a new value)
-    r"|\b(?:(?<!years )(?<!months )(?<!weeks )(?<!days )(?<!while )now"
+    # ("right now", "for now", "what to do now" say when, not that something changed)
+    r"|\b(?:(?<!years )(?<!months )(?<!weeks )(?<!days )(?<!while )(?<!right )(?<!for )"
+    r"(?<!do )(?<!what )(?<!by )(?<!until )(?<!till )now"
     r"|moved to|moved it to|pushed to|bumped (?:me |it |us )?(?:up |down )?to"
     r"|goes to|went up to|went down to|more like|changed to|updated to|raised to|lowered to"
     r"|cut to|dropped to"
