@@ -154,6 +154,28 @@ def _near(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]) -> boo
     return any(max(x, y) <= NEAR * min(x, y) for x in _magnitudes(a) for y in _magnitudes(b))
 
 
+_SECONDS = {"ms": 0.001, "s": 1, "min": 60, "h": 3600, "day": 86400, "week": 604800}
+_SECONDS |= {"month": 30 * 86400, "year": 365 * 86400}
+#: Two durations further apart than this measure two things: "drive at most 6 hours a
+#: day" is not put right by "make it 7 days".
+APART = 10
+
+
+def _apart(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]) -> bool:
+    """Every duration of ``a`` lies more than :data:`APART` times from every one of ``b``."""
+
+    def seconds(numbers: Sequence[dict[str, object]]) -> list[float]:
+        out = []
+        for n in numbers:
+            v, scale = n.get("value"), _SECONDS.get(str(n.get("unit")))
+            if n.get("type") == "duration" and scale and isinstance(v, int | float) and v > 0:
+                out.append(float(v) * scale)
+        return out
+
+    xs, ys = seconds(a), seconds(b)
+    return bool(xs and ys) and all(max(x, y) > APART * min(x, y) for x in xs for y in ys)
+
+
 def _counts(numbers: Sequence[dict[str, object]]) -> bool:
     """Only bare numbers: "make it 15", "we're 13 now"."""
     return bool(numbers) and all(n.get("type") == "number" and not n.get("unit") for n in numbers)
@@ -234,13 +256,13 @@ def _same_subject(a: str, b: str) -> bool:
 
 #: Words a withdrawal wraps around what it names ("the 10k cap thing", "上海那个条件").
 _TARGET_FRAME = re.compile(
-    r"那个|这个|那条|这条|条件|要求|的事|事情|东西|\b(?:the|thing|stuff|part|bit)\b"
+    r"算了|那个|这个|那条|这条|条件|要求|的事|事情|东西|\b(?:the|thing|stuff|part|bit)\b"
 )
 _THING = re.compile(r"那个|这个|那条|这条|的事|事情|\b(?:thing|stuff)\b", re.I)
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_]*")
 
 
-def _names(item: MemoryItem, target: str) -> bool:
+def _names(item: MemoryItem, target: str, clause: str) -> bool:
     """Does the withdrawal's ``target`` name ``item``: its subject, a long word of it,
     every word of a short one ("the 10k cap": "cap it at 10k rows"), or a Chinese word
     of it (停车位: 最好带车位)."""
@@ -253,7 +275,7 @@ def _names(item: MemoryItem, target: str) -> bool:
     words = set(_TOKEN.findall(bare))
     # a bare value names what holds it when called a thing ("80那个", "the 10k thing");
     # "scratch the 1,800, make it 2,000" is the old value of a correction
-    named = any(w.isalpha() for w in words) or _THING.search(target)
+    named = any(w.isalpha() for w in words) or _THING.search(clause)
     if named and words and words <= set(_TOKEN.findall(content)):
         return True
     pairs = {w for w in subjects.content_words(bare) if not w.isascii()}
@@ -298,7 +320,7 @@ def relate(
         return None
     if cand.retraction and reading.retract_target:
         target = reading.retract_target
-        hits = [i for i in pool if _names(i, target)]
+        hits = [i for i in pool if _names(i, target, cand.content)]
         return Link("retracts", hits[-1], f"withdraws {target!r}") if hits else None
 
     # 1. a correction that names the old value: the newest item holding it
@@ -349,7 +371,9 @@ def relate(
             named.add(item.id)
             score += 3
         item_units = _units(item.numbers)
-        same_unit = bool(units & item_units) or bool(types & _types(item.numbers))
+        same_unit = bool(units & item_units) or (
+            bool(types & _types(item.numbers)) and not _apart(cand.numbers, item.numbers)
+        )
         if values and item.numbers and not (values - _values(item.numbers)):
             continue  # restates the same value
         item_names = set(subjects.named_choices(item.content))
