@@ -178,6 +178,12 @@ def test_any_text_is_safe() -> None:
         # "不是X 是Y" is one correction, as "不是X，而是Y" is
         ("不是周三 是周四晚上", ["不是周三 是周四晚上"]),
         ("婚期是5月20号 不是18号 我记错了", ["婚期是5月20号 不是18号", "我记错了"]),
+        # a lower-case "ok" opens what is said next, unless it is said of something
+        (
+            "my fiancé REALLY wants the band ok we're going with the band",
+            ["my fiancé REALLY wants the band", "we're going with the band"],
+        ),
+        ("is it ok we use pnpm", ["is it ok we use pnpm"]),
         # a Chinese full stop ends the sentence before a lower-case word too
         ("那就用 pgvector。pg 版本是16", ["那就用 pgvector。", "pg 版本是16"]),
     ],

@@ -229,6 +229,12 @@ _RUN_ON = re.compile(
     r"|I'd|Not|Never|Always|Don't|Budget|Note)\b)"
     r"|(?<=[a-z0-9])\s+(?=(?:what|how|why|where|which|who|should|can|could|would|do|does|is|are)"
     r"\s+(?:i|we|you|it|they|the|this|that|there|he|she|my|our)\b[^.!?]*\?\s*$)"
+    # "…REALLY wants the band ok we're going with the band": a lower-case "ok" that opens
+    # what the person says next
+    # (not "ok" said of something: "is it ok we use pnpm", "sounds ok so we ship")
+    r"|(?<=[a-z])(?<!\bis)(?<!\bit)(?<!\bbe)(?<!\bwas)(?<!\bare)(?<!sounds)(?<!looks)(?<!seems)"
+    r"(?<!\bfeel)(?<!that's)(?<!it's)(?<!\bthat)(?<!\bthis)(?<!\bits)"
+    r"\s+(?=(?:ok|okay|alright)\s+(?:we|i|let's|lets)\b)"
     # chat text goes on in lower case after a full stop: "one-time is ok. we're on 8.9"
     r"|(?<=[.!?])\s+(?=[a-z])"
 )
