@@ -437,13 +437,14 @@ def content_words(text: str) -> set[str]:
     for run in _CJK_RUN.findall(text):
         # the words of choosing go whole: 定 alone is also the first half of 定投
         stripped = _ZH_CHOOSING.sub(" ", run)
-        stripped = re.sub(r"[我你他她它们的了是在要就还先用吧呢吗啊也都和或没]", " ", stripped)
+        stripped = _ZH_PARTICLES.sub(" ", stripped)
         for part in stripped.split():
             out.update(part[i : i + 2] for i in range(len(part) - 1))
     return out
 
 
 _ZH_CHOOSING = re.compile(r"决定|确定|定了|定下|纠结|还是|或者|没想好|想好|商量好|考虑好?|选好")
+_ZH_PARTICLES = re.compile(r"[我你他她它们的了是在要就还先用吧呢吗啊也都和或没]")
 
 
 def _content_words_all(np: str) -> list[str]:
