@@ -124,3 +124,41 @@ def test_a_substring_search_returns_the_oldest_matches_whatever_the_arrival_orde
         want = [seq for seq in stored if seq % 3][:limit]
         assert [e.seq for e in store.events_containing("s", needle, limit)] == want
     store.close()
+
+
+class _Undo(Exception):
+    pass
+
+
+@pytest.mark.sqlite_only  # rowid ranges are SQLite's
+def test_a_step_rolled_back_keeps_what_it_knew_of_the_committed_range(
+    backend: SqliteBackend,
+) -> None:
+    # a host that stores its prompt for one step and rolls it back (DSH's pending prompt)
+    # must not count the whole session again at every step, nor be misled by its own rows
+    rt = MemoryRuntime(backend.store(), load_settings(env={}))
+    rt.on_events(_events("other", 1, 5))
+    rt.on_events(_events("s", 1, 40))
+    store = rt.store
+    counted: list[str] = []
+    store.db.conn.set_trace_callback(counted.append)
+
+    def step(*extra: Event) -> set[tuple[str, int]]:
+        try:
+            with store.transaction():
+                rt.capture.capture_many([*extra, Event("s", 41, "user/message", "deploy again")])
+                found = {
+                    (e.session_id, e.seq) for e, _ in store.search_events("s", ["deploy"], 100)
+                }
+                raise _Undo
+        except _Undo:
+            return found
+
+    for _ in range(3):
+        assert step() == {("s", n) for n in range(1, 42)}
+    whole = [q for q in counted if "count(*) FROM events WHERE session_id IN" in q]
+    assert len(whole) == 1  # the committed range was counted once, then known
+    # another session's row inside the step's range: the search still returns s alone
+    assert step(Event("other", 6, "user/message", "deploy too")) == {("s", n) for n in range(1, 42)}
+    # nothing of the steps stayed
+    assert {e.seq for e, _ in store.search_events("s", ["deploy"], 100)} == set(range(1, 41))

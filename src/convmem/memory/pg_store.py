@@ -82,6 +82,9 @@ class PgMemoryStore(MemoryStore):
         db = PgDatabase(path, connect_timeout=connect_timeout, statement_timeout=statement_timeout)
         return cls(db, clock)
 
+    def _events_top(self) -> int | None:
+        return None  # the search ranks by session here: no rowid ranges to know about
+
     # --- locking ----------------------------------------------------------------------
 
     def _lock_session(self, session_id: str) -> None:

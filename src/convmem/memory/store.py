@@ -109,6 +109,9 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         #: events lie in that range (see ``_exclusive``)
         self._exclusive_spans: dict[tuple[tuple[str, ...], int, int], bool] = {}
         self._exclusive_version = -1
+        #: inside a transaction this store opened: the highest rowid of ``events`` when
+        #: it began (rows above it are the transaction's own); None outside one
+        self._committed_top: int | None = None
         self._side: SideQuery | None = None
 
     @classmethod
@@ -122,8 +125,20 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        outer = not self.db.writing
         with self.db.transaction():
-            yield
+            if outer:
+                self._committed_top = self._events_top()
+            try:
+                yield
+            finally:
+                if outer:
+                    self._committed_top = None
+
+    def _events_top(self) -> int | None:
+        """The highest rowid of ``events`` (what :meth:`_exclusive` may keep below)."""
+        top = self.db.scalar("SELECT max(rowid) FROM events")
+        return None if top is None else int(top)
 
     # --- meta ------------------------------------------------------------------------
 
@@ -405,43 +420,63 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         connection's commits (``data_version``) do too. A range that grew past one
         known to be the scope's alone (the session's new events) counts only the
         rows above it: a long session's next prompt reads its new events, not all.
-        What a transaction shows is not kept: a rollback gives its rowids again.
+        What a transaction wrote is not kept, since a rollback gives its rowids
+        again; the part of the range committed before it began is (a host that
+        assembles with its prompt stored for the step only, and rolled back after,
+        would otherwise count the whole session at every step).
         """
         version = self.db.data_version()
         if version != self._exclusive_version:
             self._exclusive_spans.clear()
             self._exclusive_version = version
         sessions = tuple(scope_sessions(where))
+        top = self._committed_top if self.db.writing else None
+        if top is not None and span[0] <= top < span[1]:
+            return self._alone(sessions, (span[0], top), keep=True) and self._alone_above(
+                sessions, top, span[1]
+            )
+        keep = not self.db.writing or (top is not None and span[1] <= top)
+        return self._alone(sessions, span, keep)
+
+    def _alone(self, sessions: tuple[str, ...], span: tuple[int, int], keep: bool) -> bool:
+        """Whether only ``sessions``' events lie in ``span``; kept when ``keep``."""
         key = (sessions, *span)
         known = self._exclusive_spans.get(key)
-        if known is None:
+        if known is not None:
+            return known
+        below = max(
+            (
+                k[2]
+                for k, alone in self._exclusive_spans.items()
+                if alone and k[:2] == key[:2] and k[2] < span[1]
+            ),
+            default=None,
+        )
+        if below is None:
             marks = ",".join("?" * len(sessions))
-            below = max(
-                (
-                    k[2]
-                    for k, alone in self._exclusive_spans.items()
-                    if alone and k[:2] == key[:2] and k[2] < span[1]
-                ),
-                default=None,
+            count = self.db.scalar(
+                f"SELECT count(*) FROM events WHERE session_id IN ({marks}) AND rowid <= ?",
+                [*sessions, span[1]],
             )
-            if below is None:
-                count = self.db.scalar(
-                    f"SELECT count(*) FROM events WHERE session_id IN ({marks})", sessions
-                )
-                known = int(count) == span[1] - span[0] + 1
-            else:  # (+session_id: the new rowids bound the count, not the session's index)
-                count = self.db.scalar(
-                    f"SELECT count(*) FROM events WHERE rowid > ? AND rowid <= ?"
-                    f" AND +session_id IN ({marks})",
-                    [below, span[1], *sessions],
-                )
-                known = int(count) == span[1] - below
-            if self.db.writing:
-                return known  # rows of a transaction that may yet roll back: not kept
+            known = int(count) == span[1] - span[0] + 1
+        else:
+            known = self._alone_above(sessions, below, span[1])
+        if keep:
             if len(self._exclusive_spans) > 256:
                 self._exclusive_spans.clear()
             self._exclusive_spans[key] = known
         return known
+
+    def _alone_above(self, sessions: tuple[str, ...], low: int, high: int) -> bool:
+        """Whether every rowid above ``low`` up to ``high`` is an event of ``sessions``
+        (+session_id: the rowids bound the count, not the session's index)."""
+        marks = ",".join("?" * len(sessions))
+        count = self.db.scalar(
+            f"SELECT count(*) FROM events WHERE rowid > ? AND rowid <= ?"
+            f" AND +session_id IN ({marks})",
+            [low, high, *sessions],
+        )
+        return int(count) == high - low
 
     def events_containing(
         self, where: str | Scope, needle: str, limit: int, types: Sequence[str] = ()
@@ -669,6 +704,7 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         self._exclusive_spans.clear()  # rowids deleted at the top are given again
         removed = dict.fromkeys(SESSION_TABLES, 0)
         with self.transaction():
+            self._committed_top = None  # what it deletes comes back if it rolls back
             for session_id in session_ids:
                 for table in SESSION_TABLES:
                     cur = self.db.execute(
