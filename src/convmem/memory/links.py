@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from convmem.core.dates import WEEKDAYS
 from convmem.memory import subjects
+from convmem.memory.act_cues import SETTLED_CHOICE
 from convmem.memory.candidates import Candidate
 from convmem.memory.models import MemoryItem, Scope
 
@@ -214,9 +215,10 @@ def _latest_value(cand: Candidate, pool: Sequence[MemoryItem]) -> tuple[MemoryIt
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
 
 
-#: A decision worded as the end of a choice, naming what was picked.
+#: A decision worded as the end of a choice, naming what was picked (beside "X it is",
+#: :data:`~convmem.memory.act_cues.SETTLED_CHOICE`).
 _SETTLED = re.compile(
-    r"\b(?:it is|it's) (?:then\b)?\W*$|\b(?:going|go|went) with\b|\bsigned with\b|\bsettled on\b"
+    r"\b(?:going|go|went) with\b|\bsigned with\b|\bsettled on\b"
     r"|\b(?:the|that) (?:first|second|other|former|latter) one\b"
     r"|^\W*(?:那|算了\W*)?就(?!是)|(?:就|选|定)(?:它|这个|那个)了|决定了",
     re.I,
@@ -345,7 +347,8 @@ def relate(
             if _same_option(options, _option_words(item.content)):
                 return Link("supersedes", item, "a decision settles the open question")
         choices = [i for i in open_items if _CHOICE.search(i.content)]
-        if choices and not cand.numbers and _SETTLED.search(cand.content):
+        settled = _SETTLED.search(cand.content) or SETTLED_CHOICE.search(cand.content)
+        if choices and not cand.numbers and settled:
             # "the chalet it is then" after "torn between the place on lake wren and the
             # one by the ski hill": the choice is made in other words than its options
             return Link("supersedes", choices[-1], "a decision settles the open choice")
