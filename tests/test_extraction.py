@@ -24,6 +24,14 @@ def _kinds(text: str, from_user: bool = True) -> list[tuple[str | None, str]]:
         ("We're on Python 3.12.", "fact"),
         ("数据库连接池大小必须是 50，不要超过。", "constraint"),
         ("不能直接修改生产数据库。", "constraint"),
+        # chat drops the subject of what was done
+        ("ordered the walnut desk, $420 with shipping", "decision"),
+        ("phoned the recruiter and accepted", "decision"),
+        ("We put a deposit down on the cabin", "decision"),
+        ("applied to the evening MBA at Kellogg", "decision"),
+        ("got the cordless one", "decision"),
+        # someone else's lasting traits
+        ("she's allergic to shellfish", "fact"),
     ],
 )
 def test_clear_statements_are_kept(message: str, want: str) -> None:
@@ -41,6 +49,14 @@ def test_clear_statements_are_kept(message: str, want: str) -> None:
         "ok sounds good",
         "能帮我看看这个报错吗？",
         "好的谢谢",
+        # the question word inside the clause, no question mark
+        "500G流量是啥概念",
+        "Part 3是啥",
+        "16G和32G哪个贵",
+        "N3大概是什么水平啊",
+        "那他一周得跑多少公里。",
+        # what a value used to be
+        "it used to be like 20.",
     ],
 )
 def test_questions_requests_and_feedback_are_not_memory(message: str) -> None:

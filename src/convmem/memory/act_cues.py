@@ -104,7 +104,14 @@ COMMIT = re.compile(
     r"reserved|accepted|signed|settled on|went with|committed to|switched to|moved to|"
     r"agreed (?:on|to)|paid|purchased|registered|enrolled|applied|rented|leased|scheduled|"
     r"confirmed|locked in|finalized|opted for|landed on|ended up (?:with|going with|choosing))"
-    r"|(?:the )?decision is|decided:|final answer|that's decided|it's settled|we're set on"
+    r"|(?:the )?decision is|decided:|final answer|that's decided|it's settled"
+    r"|(?:i'm|i am|we're|we are) set on|put (?:down )?(?:a |the )?deposit"
+    # chat drops the subject: "bought the Brooks, $160", "called them and accepted"
+    r"|^(?:(?:ok|so|well|and|just|finally|already|also|then)\s+)*(?:bought|booked|ordered"
+    r"|reserved|rented|leased|signed (?:up|with|the|a|an)|applied (?:for|to)|enrolled|registered"
+    r"|accepted|hired|adopted|subscribed|purchased|paid for|went with|settled on|chose|locked in"
+    r"|got (?:the|a|an) [\w' -]{1,30}\bone)"
+    r"|\b(?:and|then|so) (?:accepted|booked|bought|ordered|signed|reserved|enrolled|applied|paid)"
     r"|i(?:'m| am) (?:taking|going with|getting|booking|buying|doing|sticking with|keeping)"
     r"|we(?:'re| are) (?:taking|going with|getting|booking|buying|doing|sticking with|keeping"
     r"|switching to|moving to|using)\b(?=.*\b(?:instead|now|from now|going forward)\b)"
@@ -142,7 +149,7 @@ HYPOTHETICAL = re.compile(
 )
 NARRATION = re.compile(
     r"\b(?:yesterday|last night|this morning|earlier today|just now|a minute ago|an hour ago"
-    r"|the other day|last time|last week|earlier|just)\b"
+    r"|the other day|last time|last week|earlier|just|used to)\b"
     r"|^(?:i|we) (?:tried|ran|ran into|ran it|ran the"
     r"|did|saw|got|noticed|found|checked|spent|looked"
     r"|restarted|reinstalled|deleted|removed|added|changed|updated|pushed|merged|opened|clicked"
@@ -162,7 +169,11 @@ LASTING_FACT = re.compile(
     r"|\b(?:my|our|the|his|her|their|its|this|that)\b[\w\s/'.-]{0,40}?\b(?:is|are|was|were|has"
     r"|have|lives|runs|sits|costs|takes|uses|holds|contains|equals|comes to|starts|ends|opens"
     r"|closes|leaves|lands|arrives|departs|expires|renews|is due)\b"
-    r"|\b(?:there (?:is|are)|it's|it is|that's|we've got|i've got|i have|we have)\b",
+    r"|\b(?:there (?:is|are)|it's|it is|that's|we've got|i've got|i have|we have)\b"
+    r"|\b(?:he|she|they)(?:'s|'re| is| are) (?:allergic|vegetarian|vegan|diabetic|pregnant|due"
+    r"|lactose|celiac|retired|into|really into|very|\d+|from|based in)\b"
+    r"|\b(?:he|she|they) (?:hates?|loves?|likes?|can't stand|doesn't eat|won't eat|doesn't drink"
+    r"|only speaks|speaks|works|lives)\b",
     _I,
 )
 #: A value or option accepted: "TTL 60s is fine", "180ms is ok", "PyJWT 就行", "丝巾可以".
@@ -267,6 +278,10 @@ ZH_QUESTION = re.compile(
     r"|可不可以|要不要|会不会|该不该|需不需要|用不用|行不行|好不好|对不对)"
     r"|(?:怎么样|怎么办|如何|多少钱|多久|多长时间|几点|几个|哪个好|选哪个|是不是|有没有|能不能|可不可以"
     r"|会不会|要不要|行不行|对不对|好不好)"
+    # asked in the middle or at the end: "13套是啥概念", "相纸哪个贵", "一天得吃多少盐。"
+    r"|是(?:啥|什么)(?:概念|意思|水平|情况|区别|东西)?[啊呀呢。！!\s]*$|(?:啥|什么)(?:区别|概念|意思|水平)"
+    r"|哪个(?:更|比较)?(?:贵|便宜|好|划算|合适|快|大|小)|多少[\u3400-\u9fff]{0,2}[啊呀呢。\s]*$"
+    r"|(?:没事|对)吧[？?。\s]*$"
 )
 ZH_REQUEST = re.compile(
     r"^(?:请|麻烦|劳驾)?(?:你|您)?(?:帮我|帮忙|给我|替我|请你|请帮|帮|能否|能不能|可以帮|可不可以|你能|你可以"
