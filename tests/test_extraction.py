@@ -434,3 +434,37 @@ def test_a_chinese_must_is_a_rule_but_had_to_is_not() -> None:
     assert classify("数据库连接池大小必须是 50").kind == "constraint"
     had_to = classify("我们不得不换成 PostgreSQL。")
     assert had_to.rule != "a must (必须, 不得, 禁止)"
+
+
+@pytest.mark.parametrize(
+    ("asked", "answer", "kept"),
+    [
+        ("Should the nightly export append to one CSV, or write a file per day?", "append",
+         [("decision", "append")]),
+        ("Which runner should CI use, GitHub-hosted ubuntu-latest or the self-hosted box?",
+         "github hosted", [("decision", "github hosted")]),
+        ("Two ways: 1) a cron job that polls the jobs table, 2) a queue worker. Which one?",
+         "the second one", [("decision", "the second one")]),
+        ("日志按天滚动还是按大小滚动？", "按天", [("decision", "按天")]),
+        # asking back, weighing an option, or a task that only shares a word: no choice made
+        ("Should I use Redis or Memcached here?", "what's the difference?", []),
+        ("状态管理用 riverpod 还是 bloc？", "bloc 样板代码太多了", []),
+        ("Should the digest reuse base.html or get its own layout?",
+         "write the digest test with the base.html fixture first", []),
+        # a question that offers no options
+        ("Did the migration finish?", "append", []),
+    ],
+)  # fmt: skip
+def test_a_short_answer_that_names_an_offered_option_is_a_decision(
+    tmp_path: Path, asked: str, answer: str, kept: list[tuple[str, str]]
+) -> None:
+    rt = runtime(tmp_path)
+    rt.on_events(
+        [
+            Event("q", 1, "user/message", "Let's set up the nightly job."),
+            Event("q", 2, "assistant/message", asked, role="assistant", source_kind="model"),
+            Event("q", 3, "user/message", answer),
+        ]
+    )
+    items = rt.store.items("q", ("active",))
+    assert [(i.kind, i.content) for i in items if i.derived_from_seq == 3] == kept

@@ -276,12 +276,57 @@ def requirements(
     return spans
 
 
-def candidates(text: str, from_user: bool = True, after_question: bool = False) -> list[Candidate]:
+#: An assistant's question that puts options to the person: "merge or delete+insert?",
+#: "Which one?", "选哪个", a numbered list of them.
+_OFFERS_CHOICE = re.compile(
+    r"\b(?:or|which|options?|vs)\b|还是|哪个|哪种|一是|(?:^|\s)\(?[1-3][.)]\s", re.I
+)
+#: An option named by its place: "the second one then", "option 2", "do 1 and 2", "第二个".
+_BY_PLACE = re.compile(
+    r"\b(?:first|second|third|last|former|latter)(?: one| option)?\b|\boption \d\b"
+    r"|^(?:let's |lets |do |go with )?\d(?: and \d)?\b|第[一二三](?:个|种)|方案[一二三1-3]",
+    re.I,
+)
+#: What an answer that picks an option is not: asking back, thanks, a feeling, a no.
+_NOT_A_PICK = frozenset(
+    {"act:question", "act:zh_question", "act:ack", "act:feeling", "act:negated",
+     "act:hypothetical", "act:narration"}
+)  # fmt: skip
+#: A clause that weighs an option rather than picks it: "实现是对的", "bloc is too heavy".
+_JUDGES = re.compile(r"是|太|很|挺|不错|有点|\b(?:is|are|was|too|looks|seems|feels)\b", re.I)
+_PARTS = re.compile(r"[_./+-]")
+_PICK_WORDS = 6  # an answer that picks is short: "merge", "github hosted", "the first one"
+
+
+def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
+    """A short answer that picks one of the options the assistant's question put: "merge"
+    after "should it be merge or delete+insert?", "the second one then" after a list."""
+    if act.kind is not None or _NOT_A_PICK.intersection(act.features):
+        return False
+    cjk = len(_CJK.findall(body))
+    if cjk > 2 * _PICK_WORDS or len(re.findall(r"[A-Za-z0-9]+", body)) > _PICK_WORDS:
+        return False
+    if _BY_PLACE.search(body):
+        return True
+    if _JUDGES.search(body):
+        return False  # "bloc 样板代码太多了" weighs an option, it does not pick one
+    # mostly the option's own words: "github hosted" (GitHub-hosted), not "write a
+    # migration test with…"; the parts of a compound name count as words
+    words = subjects.content_words(_PARTS.sub(" ", body))
+    return 2 * len(words & subjects.content_words(_PARTS.sub(" ", offered))) > len(words)
+
+
+def candidates(
+    text: str, from_user: bool = True, after_question: bool = False, offered: str = ""
+) -> list[Candidate]:
     """The candidates of one message, in order; the person's words or an assistant's.
 
     ``after_question``: the assistant's message before this one asked something (an
-    answer such as "TTL 60s is fine" then settles a choice).
+    answer such as "TTL 60s is fine" then settles a choice). ``offered``: the end of
+    that message, where a question that puts options makes a short answer naming one
+    of them a decision ("merge" after "merge or delete+insert?").
     """
+    offered = offered if from_user and _OFFERS_CHOICE.search(offered) else ""
     out: list[Candidate] = []
     index = 0
     if not from_user and not CueText(text).search(PROPOSAL):
@@ -310,6 +355,9 @@ def candidates(text: str, from_user: bool = True, after_question: bool = False) 
             # its own and is ruled by the first one's
             act = acts.Act(out[-1].kind, "a value under the previous clause's verb", act.features,
                            act.numbers)  # fmt: skip
+        if offered and _picks_an_option(body, act, offered):
+            act = acts.Act("decision", "picks an option the assistant's question put",
+                           act.features, act.numbers)  # fmt: skip
         kind = act.kind
         # a clause of nothing is kept only as a correction or a retraction: read its
         # subject and rejected values when it has a cue of one (most have none)

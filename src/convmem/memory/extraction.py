@@ -170,9 +170,9 @@ class Extractor:
         else:
             return
         made: list[MemoryItem] = []
-        asked = from_user and self._assistant_asked(event)
+        asked = self._question_before(event) if from_user else ""
         text = user_words(event.text) if from_user else event.text
-        for cand in candidates(text, from_user, asked):
+        for cand in candidates(text, from_user, bool(asked), offered=asked):
             item = self._store_candidate(event, cand, from_user, report, made)
             if item is not None:
                 made.append(item)
@@ -181,8 +181,9 @@ class Extractor:
 
             self._patch_task_state(event, [s.text for s in sentences(text)])
 
-    def _assistant_asked(self, event: StoredEvent) -> bool:
-        """Did the assistant's message just before this one end by asking something?"""
+    def _question_before(self, event: StoredEvent) -> str:
+        """The end of the assistant's message just before this one when it ends by asking
+        something (empty otherwise)."""
         before = self.store.events(
             event.session_id,
             after=max(-1, event.seq - 6),
@@ -192,9 +193,9 @@ class Extractor:
             limit=1,
         )
         if not before or before[0].type != "assistant/message":
-            return False
+            return ""
         tail = before[0].text[-300:]
-        return "?" in tail or "？" in tail
+        return tail if "?" in tail or "？" in tail else ""
 
     def _store_candidate(
         self,
