@@ -341,6 +341,21 @@ def test_counts_of_different_things_do_not_correct_each_other(tmp_path: Path) ->
     assert status["Retry failed uploads at most 3 times."] == "superseded", status
 
 
+def test_the_value_something_has_now_replaces_the_one_said_before(tmp_path: Path) -> None:
+    """ "现在6台了" is the count said before, changed; a count of another named thing
+    far from it ("样本集现在7200条" against "测试集1500条") is not put right by it."""
+    said = [
+        "机房现在有3台服务器",
+        "测试集1500条",
+        "又申请了3台 现在6台了",
+        "样本集现在7200条",
+    ]
+    status = _statuses(tmp_path, said)
+    assert status["机房现在有3台服务器"] == "superseded", status
+    assert status["又申请了3台"] == "active", status  # said beside it: not what it changes
+    assert status["测试集1500条"] == "active", status
+
+
 def test_a_correction_replaces_the_item_that_names_its_subject(tmp_path: Path) -> None:
     """ "p95 改成300毫秒以内" corrects the item that says p95, even though that item's own
     key is its first noun (目标), not the other duration said since (ttl 30分钟)."""

@@ -189,7 +189,18 @@ def _latest_value(cand: Candidate, pool: Sequence[MemoryItem]) -> tuple[MemoryIt
     after "bump to 13")."""
     units = _units(cand.numbers)
     if units:
-        same = [i for i in pool if units & _units(i.numbers)]
+        # a value of a thing named otherwise is put right only by a value near it:
+        # "门槛先降到百分之七十" after "覆盖率不能低于80%", but "训练集现在9500条" is no
+        # count of "验证集2000条"
+        same = [
+            i
+            for i in pool
+            if units & _units(i.numbers)
+            and (
+                not (cand.topic and i.topic and _overlap(cand.topic, i.topic) == 0)
+                or _near(cand.numbers, i.numbers)
+            )
+        ]
         if same:
             return same[-1], "a correction of the latest value in that unit"
     if cand.topic:

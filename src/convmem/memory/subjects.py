@@ -215,7 +215,9 @@ _CHANGE = re.compile(
     r"|cut|drop(?:ped|s)?|upped|resched(?:uled?|ules)?)"
     r"(?: (?:the |our |my )?[\w-]+(?: [\w-]+)?)?(?: back| up| out)? to\b"
     r"|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到|挪到|推到|推迟到|延到|延后到|延长到|提前到"
-    r"|调到|调整到|涨到|降到|改到",
+    r"|调到|调整到|涨到|降到|改到"
+    # "现在8张了", "训练集现在9500条": the value something has now
+    r"|现在(?:已经|有|只有|才)?\s*[\d两]|现在[^，,。\s]{1,8}了$",
     _I,
 )
 _SCRATCH = re.compile(
