@@ -356,6 +356,14 @@ def test_the_value_something_has_now_replaces_the_one_said_before(tmp_path: Path
     assert status["测试集1500条"] == "active", status
 
 
+def test_a_value_rejected_before_a_remark_on_the_slip_is_replaced(tmp_path: Path) -> None:
+    """ "dropout 应该是0.1 不是0.3 我记错了": the remark after the rejected value does not
+    hide it."""
+    said = ["dropout 我设的 0.3 epoch 跑5轮", "dropout 应该是0.1 不是0.3 我记错了"]
+    status = _statuses(tmp_path, said)
+    assert status["dropout 我设的 0.3 epoch 跑5轮"] == "superseded", status
+
+
 def test_a_correction_replaces_the_item_that_names_its_subject(tmp_path: Path) -> None:
     """ "p95 改成300毫秒以内" corrects the item that says p95, even though that item's own
     key is its first noun (目标), not the other duration said since (ttl 30分钟)."""

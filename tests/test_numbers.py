@@ -10,6 +10,13 @@ from convmem.core.numbers import find_numbers, parse_chinese_number
 
 # (text, [(raw, type, value, high, unit, bound), ...])
 CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
+    # a number with its exponent, as training configs write them; not inside a hash
+    ("学习率用1e-4吧", [("1e-4", "number", 0.0001, None, None, None)]),
+    (
+        "weight decay 1E-2, warmup 5e3 steps",
+        [("1E-2", "number", 0.01, None, None, None), ("5e3", "number", 5000, None, None, None)],
+    ),
+    ("commit 1e5a9f2", []),
     # Chinese written normally, no spaces
     ("上限是3000元", [("3000元", "money", 3000, None, "CNY", "upper")]),
     ("低于200毫秒", [("200毫秒", "duration", 200, None, "ms", "upper")]),

@@ -238,6 +238,9 @@ _ANY_NUMBER = re.compile(
 _AMOUNT_AT = re.compile(rf"(?P<num>{_NUM})(?P<pct>\s?%)?(?:\s?(?P<mult>{_MULT}))?")
 
 
+_SCIENTIFIC = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?[eE][-+]?\d{1,3}(?![A-Za-z0-9_.])")
+
+
 class _Finder:
     """One pass over a text; spans already taken are not read twice."""
 
@@ -279,6 +282,12 @@ class _Finder:
             self.add(Value(m[1], "version", m[1], None, *m.span()))
 
     # --- amounts -----------------------------------------------------------------------
+
+    def scientific(self) -> None:
+        """ "lr 2e-5", "eps=1E-8", "5e3 steps": a number written with its exponent."""
+        for m in _SCIENTIFIC.finditer(self.text):
+            if self.free(*m.span()):
+                self.add(Value(m.group(), "number", float(m.group()), None, *m.span()))
 
     def halves(self) -> None:
         for m in re.finditer(r"(?<![一二两三四五六七八九十\d个])半(?:个)?(小时|钟头)", self.text):
@@ -685,6 +694,7 @@ def _find_numbers(text: str) -> tuple[Value, ...]:
     find_times(f)
     find_weekdays(f, [(v.start, v.end) for v in f.found if v.type == "date"])
     f.versions()
+    f.scientific()
     f.halves()
     f.percents()
     f.amounts()

@@ -159,7 +159,10 @@ _REJECTED_EN = (
 _REJECTED_ZH = (
     re.compile(r"不是\s*(?P<old>[^，,。而是]{1,20}?)\s*[，,]?\s*(?:而是|是|改|换)"),
     # "婚期是5月20号 不是18号": the value, then the one it replaces
-    re.compile(r"(?<=\S)[\s，,]+不是\s*(?P<old>[^\s，,。!！]{1,12}?)\s*[。!！]?$"),
+    # (a remark on the slip may follow: "lr 应该是2e-5 不是3e-5 我看错配置了")
+    re.compile(
+        r"(?<=\S)[\s，,]+不是\s*(?P<old>[^\s，,。!！]{1,12}?)\s*(?:[。!！]|\s+[^，,。]*错[^，,。]*)?$"
+    ),
     re.compile(
         r"(?:把|将|从)\s*(?P<old>[^，,。]{1,20}?)\s*(?:改成|改为|换成|换为|改到|调到|调成|降到|提到|升到)"
     ),
@@ -474,7 +477,7 @@ _ZH_NOT_SUBJECT = re.compile(
 
 #: An adverb between the subject and its verb ("minSdk 直接提到24").
 _ZH_NOT_SUBJECT_END = re.compile(
-    r"(?:直接|先|再|就|还是|也|都|已经|现在|最好|往后|往前|稍微"
+    r"(?:直接|先|再|就|还是|也|都|已经|现在|最好|往后|往前|稍微|应该|应当"
     r"|(?:从)?(?:下个?月|下周|明年|今年|明天|下次|今天)起?)+$"
 )
 #: Words that name only the kind of a value ("时间也往后挪到7点半": the time of the
