@@ -30,6 +30,8 @@ def _kinds(text: str, from_user: bool = True) -> list[tuple[str | None, str]]:
         ("We put a deposit down on the cabin", "decision"),
         ("applied to the evening MBA at Kellogg", "decision"),
         ("got the cordless one", "decision"),
+        # 大概 before a number says "about", not "maybe"
+        ("大概12桌。", "fact"),
         # someone else's lasting traits
         ("she's allergic to shellfish", "fact"),
     ],
@@ -362,6 +364,14 @@ def test_a_value_rejected_before_a_remark_on_the_slip_is_replaced(tmp_path: Path
     said = ["dropout 我设的 0.3 epoch 跑5轮", "dropout 应该是0.1 不是0.3 我记错了"]
     status = _statuses(tmp_path, said)
     assert status["dropout 我设的 0.3 epoch 跑5轮"] == "superseded", status
+
+
+def test_a_remark_on_a_slip_makes_the_clause_before_it_a_correction(tmp_path: Path) -> None:
+    """ "是22号出发，我刚才说错了": the value before the remark replaces the one said before."""
+    said = ["我们8月20号出发，去青岛玩四天", "好的。对了是22号出发，我刚才说错了"]
+    status = _statuses(tmp_path, said)
+    assert status["我们8月20号出发"] == "superseded", status
+    assert status["对了是22号出发"] == "active", status
 
 
 def test_a_correction_replaces_the_item_that_names_its_subject(tmp_path: Path) -> None:

@@ -196,7 +196,7 @@ def clause_contexts(
     text: str, after_question: bool = False
 ) -> list[tuple[segment.Clause, acts.Context]]:
     """Every clause of a message with what its surroundings say about it."""
-    out = []
+    out: list[tuple[segment.Clause, acts.Context]] = []
     pasted = len(segment.prose_lines(text)) < sum(1 for x in text.split("\n") if x.strip())
     first = True
     carry = ""  # a sentence that only says a correction follows ("不对", "Wait.") opens the next
@@ -219,8 +219,23 @@ def clause_contexts(
                 pasted_nearby=pasted,
             )
             first = False
+            if out and _SLIP.match(clause.text) and out[-1][0].sentence.end >= sentence.start - 2:
+                # "对了是21号入住，我刚刚说错了": the remark makes the clause before it a
+                # correction, as an opener would have
+                before, before_ctx = out[-1]
+                opener = f"{before.opener} {clause.text.strip()}".strip()
+                before = dataclasses.replace(before, opener=opener)
+                out[-1] = (before, dataclasses.replace(before_ctx, opener=opener, corrects=True))
             out.append((clause, ctx))
     return out
+
+
+#: A remark that what was just said puts a slip right: "我刚刚说错了", "记错了", "my bad".
+_SLIP = re.compile(
+    r"^\W*(?:我|刚刚|刚才|之前|前面|上面)*(?:说错了?|记错了?|写错了?|打错了?|看错了?)[了啊哈吧。!！\s]*$"
+    r"|^\W*(?:my bad|(?:sorry,?\s*)?typo|i misspoke|i mis-typed|i misread)\W*$",
+    re.I,
+)
 
 
 #: Words that name what a requirement inside a request limits ("评分4.5分以上", "人均100以内").

@@ -470,6 +470,7 @@ _GENERIC = frozenset(
 
 _ZH_NOT_SUBJECT = re.compile(
     r"^(?:决定|打算|准备|觉得|感觉|希望|想要|想|喜欢|偏好|还是|就|先|再|都|也|还|已经|直接|统一|一律|以后|今后"
+    r"|对了|大概|大约|差不多|估计"
     # a correction's verb names no subject ("改成8月24号" is about the date before it)
     r"|改成|改为|改到|换成|调成|调到|挪到|提到|降到|涨到|推迟到|提前到|延到|放宽到|变成)+"
 )
