@@ -32,6 +32,10 @@ def _kinds(text: str, from_user: bool = True) -> list[tuple[str | None, str]]:
         ("got the cordless one", "decision"),
         # 大概 before a number says "about", not "maybe"
         ("大概12桌。", "fact"),
+        # an adverb between the person and the commitment or the liking
+        ("We've more or less settled on the cabin by the lake.", "decision"),
+        ("we pretty much decided on the oak floors", "decision"),
+        ("I'm kind of leaning toward the smaller crate", "preference"),
         # someone else's lasting traits
         ("she's allergic to shellfish", "fact"),
     ],
