@@ -10,6 +10,10 @@ from convmem.core.numbers import find_numbers, parse_chinese_number
 
 # (text, [(raw, type, value, high, unit, bound), ...])
 CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
+    # a lower-case "may 1" is the month after a word no modal follows
+    ("move in is may 1", [("may 1", "date", "05-01", None, None, None)]),
+    ("pushed back to may 8", [("may 8", "date", "05-08", None, None, None)]),
+    ("we may 5 more people", [("5 more people", "quantity", 5, None, "person", None)]),
     # a number with its exponent, as training configs write them; not inside a hash
     ("学习率用1e-4吧", [("1e-4", "number", 0.0001, None, None, None)]),
     (

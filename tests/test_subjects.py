@@ -125,6 +125,13 @@ def test_how_long_something_lasted_is_no_correction(text: str, correction: bool)
         ("make it 16", ""),
         ("we have 3 kids", ""),
         ("python 3.11", "language"),
+        # what someone else moved, not the word after it
+        ("they pushed the launch back to friday", "launch"),
+        ("ops moved the standup up to 9:15", "standup"),
+        # an adverb or an opener before the value leads no subject
+        ("lr 应该是2e-5", "lr"),
+        ("对了是21号入住", ""),
+        ("大概15桌", ""),
     ],
 )
 def test_the_subject_of_a_changed_value(text: str, key: str) -> None:

@@ -62,7 +62,12 @@ _EN_ORDINAL_DAY = re.compile(
 )
 #: "the end of 2026": the year's last day.
 _END_OF = re.compile(r"\bend of\s+(\d{4})\b", re.I)
-_DATE_LEAD = re.compile(r"\b(?:on|by|before|until|till|from|since|due)\s*$", re.I)
+#: Words after which a lower-case "may 5" is the month: a modal never follows them.
+_DATE_LEAD = re.compile(
+    r"\b(?:on|by|before|until|till|til|from|since|due|is|was|be|to|at|for|after|around|of|it's|its"
+    r"|thru|through)\s*$",
+    re.I,
+)
 _EN_MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\s+(\d{{4}})\b", re.I)
 _SLASH_DATE = re.compile(
     r"\b(?:on|by|before|until|till|due|from|after)\s+(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b", re.I

@@ -119,9 +119,11 @@ _SUBJECT_AFTER_VERB = re.compile(
     # "budget" is a verb at the start or after a subject ("let's budget 3 hours"), a
     # noun after anything else ("the cabin budget went up")
     r"|reduce|drop|push|pin|lock|fix|hold|leave"
+    # done by someone else: "landlord pushed move in back to may 8"
+    r"|pushed|moved|bumped|shifted|raised|lowered|changed|switched|dropped"
     r"|(?:(?<![\w'] )|(?<=let's )|(?<=lets )|(?<=we )|(?<=i )|(?<=to ))budget)\s+"
     r"(?:(?:the|my|our|your|their|its|this|that)\s+)?"
-    r"(?P<np>[\w./+#-]+(?:\s+[\w./+#-]+){0,3}?)\s+"
+    r"(?P<np>[\w./+#-]+(?:\s+[\w./+#-]+){0,3}?)\s+(?:(?:back|up|down|out)\s+)?"
     r"(?:to|at|under|below|above|over|around|within|from|as|=|\d)",
     _I,
 )
