@@ -378,6 +378,17 @@ def test_a_remark_on_a_slip_makes_the_clause_before_it_a_correction(tmp_path: Pa
     assert status["对了是22号出发"] == "active", status
 
 
+def test_a_question_puts_nothing_right(tmp_path: Path) -> None:
+    """ "Now how do I…, I need to give 2 weeks notice right?" asks; its "now" and its
+    value change nothing said before."""
+    said = [
+        "The new role is hybrid with 3 days in office.",
+        "Now how do I tell my current boss I need to give 2 weeks notice right?",
+    ]
+    status = _statuses(tmp_path, said)
+    assert status == {"The new role is hybrid with 3 days in office.": "active"}, status
+
+
 def test_a_correction_replaces_the_item_that_names_its_subject(tmp_path: Path) -> None:
     """ "p95 改成300毫秒以内" corrects the item that says p95, even though that item's own
     key is its first noun (目标), not the other duration said since (ttl 30分钟)."""

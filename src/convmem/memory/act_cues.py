@@ -41,7 +41,8 @@ FEELING = re.compile(
     _I,
 )
 QUESTION_START = re.compile(
-    r"^(?:what|what's|whats|how|how's|which|why|when|where|who|whom|whose|is|are|was|were|am|do|does"
+    # (after a filler: "now how do I tell my boss", "so what should we do")
+    r"^(?:(?:now|so|ok|okay|and|but|also|well|then|hmm|alright)[\s,]+)*(?:what|what's|whats|how|how's|which|why|when|where|who|whom|whose|is|are|was|were|am|do|does"
     r"|did|can|could|would|will|should|shall|may|might|have|has|had|isn't|aren't|doesn't|don't"
     r"|didn't|won't|wouldn't|shouldn't|any (?:idea|ideas|thoughts|chance|way)|thoughts"
     r"|is there|are there|any|anything|idk (?:if|whether)|wonder(?:ing)? (?:if|whether)"

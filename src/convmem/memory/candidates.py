@@ -420,9 +420,13 @@ def candidates(
         correction_only = False
         if from_user and kind is None and not retraction:
             values = [n for n in act.numbers if n.type != "version"]
-            if reading is None or not (
-                (reading.correction or reading.change or clause.corrects)
-                and (values or reading.names or reading.rejected)
+            if (
+                reading is None
+                or not (
+                    (reading.correction or reading.change or clause.corrects)
+                    and (values or reading.names or reading.rejected)
+                )
+                or "act:question" in act.features  # "now how do I tell my boss…?" asks
             ):
                 continue
             correction_only = True
