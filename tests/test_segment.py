@@ -186,6 +186,12 @@ def test_any_text_is_safe() -> None:
         ("is it ok we use pnpm", ["is it ok we use pnpm"]),
         # a Chinese full stop ends the sentence before a lower-case word too
         ("那就用 pgvector。pg 版本是16", ["那就用 pgvector。", "pg 版本是16"]),
+        # a request run on in lower case starts its own clause
+        (
+            "the demo got moved, it's friday 2pm now can you redo the plan",
+            ["the demo got moved", "it's friday 2pm now", "can you redo the plan"],
+        ),
+        ("i think you can you know", ["i think you can you know"]),
     ],
 )
 def test_a_choice_stays_with_its_options(text: str, expected: list[str]) -> None:
