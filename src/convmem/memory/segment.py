@@ -228,7 +228,8 @@ _RUN_ON = re.compile(
     r"|Thanks|Thank|Yeah|Yes|No|Hmm|Ugh|Wait|Sorry|Also|Just|Let's|Lets|Any|Maybe|I'm|I've|I'll"
     r"|I'd|Not|Never|Always|Don't|Budget|Note)\b)"
     # a request run on in lower case: "…at 3pm now can you shift things"
-    r"|(?<=[a-z0-9])(?<!\byou)(?<!\bu)\s+(?=(?:can|could|would|will) (?:you|u) (?!be\b|have\b)[a-z])"
+    r"|(?<=[a-z0-9])(?<!\byou)(?<!\bu)\s+"
+    r"(?=(?:can|could|would|will) (?:you|u) (?!be\b|have\b)[a-z])"
     r"|(?<=[a-z0-9])\s+(?=(?:what|how|why|where|which|who|should|can|could|would|do|does|is|are)"
     r"\s+(?:i|we|you|it|they|the|this|that|there|he|she|my|our)\b[^.!?]*\?\s*$)"
     # "…REALLY wants the band ok we're going with the band": a lower-case "ok" that opens
