@@ -61,6 +61,10 @@ def test_clear_statements_are_kept(message: str, want: str) -> None:
         "16G和32G哪个贵",
         "N3大概是什么水平啊",
         "那他一周得跑多少公里。",
+        # a verdict on something
+        "the parking situation there is kinda brutal",
+        "hotel prices in august are insane",
+        "the second act is pretty weak tho",
         # what a value used to be
         "it used to be like 20.",
     ],

@@ -37,7 +37,13 @@ FEELING = re.compile(
     r"|weird|crazy|insane|ridiculous|amazing|awesome|great|helpful|confusing)\b"
     r"|\bi (?:hate|love) (?:this|that|it)\b|\bdriving me (?:crazy|nuts)\b"
     r"|\bi want to make sure\b|\bi just want\b|\bi hope\b|\bfingers crossed\b|\bwish me luck\b"
-    r"|\b(?:burned out|burnt out|swamped|exhausted|stressed out|fed up|a mess|a nightmare|chaos)\b",
+    r"|\b(?:burned out|burnt out|swamped|exhausted|stressed out|fed up|a mess|a nightmare|chaos)\b"
+    # a verdict on something: "the doordash is bad", "prices in june are mad", "the ending
+    # is kinda weak"
+    r"|\b(?:is|are|was|were|'s|looks?|sounds?|seems?)\s+(?:(?:so|really|kinda|kind of|pretty"
+    r"|super|too|way too|a bit|just|honestly|lowkey|totally)\s+)*(?:bad|awful|terrible|horrible"
+    r"|mad|insane|crazy|interesting|weird|amazing|awesome|annoying|boring|weak|rough|brutal"
+    r"|wild|nuts|ridiculous|silly|ugly|gross|lame)\b",
     _I,
 )
 QUESTION_START = re.compile(
