@@ -14,6 +14,18 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("move in is may 1", [("may 1", "date", "05-01", None, None, None)]),
     ("pushed back to may 8", [("may 8", "date", "05-08", None, None, None)]),
     ("we may 5 more people", [("5 more people", "quantity", 5, None, "person", None)]),
+    # 多 between a number and its unit: more than that much
+    ("跑完要 40 多分钟", [("40 多分钟", "duration", 40, None, "min", "lower")]),
+    ("花了3000多块", [("3000多块", "money", 3000, None, "CNY", "lower")]),
+    # a requirement's operator written onto the name pins a version; a fraction stays a number
+    (
+        "numpy>=1.26,<2.0",
+        [
+            ("1.26", "version", "1.26", None, None, "lower"),
+            ("2.0", "version", "2.0", None, None, "upper"),
+        ],
+    ),
+    ("recall>=0.9", [("0.9", "number", 0.9, None, None, "lower")]),
     # a number with its exponent, as training configs write them; not inside a hash
     ("学习率用1e-4吧", [("1e-4", "number", 0.0001, None, None, None)]),
     (
@@ -74,7 +86,7 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("三到五天", [("三到五天", "duration", 3, 5, "day", None)]),
     # the half, or "more", between the counter and the unit; an ordinal counts nothing
     ("4个半小时", [("4个半小时", "duration", 4.5, None, "h", None)]),
-    ("三个多小时", [("三个多小时", "duration", 3, None, "h", None)]),
+    ("三个多小时", [("三个多小时", "duration", 3, None, "h", "lower")]),
     ("第2天去故宫", []),
     # a digit right after 万 or 千 counts the next place down
     ("预算1万5左右", [("1万5", "number", 15000, None, None, None)]),

@@ -238,6 +238,14 @@ _ANY_NUMBER = re.compile(
 _AMOUNT_AT = re.compile(rf"(?P<num>{_NUM})(?P<pct>\s?%)?(?:\s?(?P<mult>{_MULT}))?")
 
 
+#: A version pinned by a requirement's operator written onto the name: "numpy>=1.26,<2.0",
+#: "django==4.2", "react@^18.2" (not "ratio >= 0.75").
+_PINNED_VERSION = re.compile(
+    r"(?:(?<=[A-Za-z_\]][A-Za-z0-9_\]])(>=|<=|==|~=)|(?<=[A-Za-z0-9]@)(\^|~)|(?<=\d,)(<|<=|!=))"
+    r"(?!0\.\d+(?![.\d]))(\d+(?:\.\d+)+)(?![\w.])"  # ("recall>=0.9" is a fraction)
+)
+_PIN_BOUND = {">=": "lower", "^": "lower", "~": "lower", "~=": "lower", "<=": "upper", "<": "upper"}
+_MORE_THAN_INSIDE = re.compile(r"[\d一二两三四五六七八九十百千万]\s?个?多\s?\S")
 _SCIENTIFIC = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?[eE][-+]?\d{1,3}(?![A-Za-z0-9_.])")
 
 
@@ -263,6 +271,10 @@ class _Finder:
 
     def versions(self) -> None:
         t = self.text
+        for m in _PINNED_VERSION.finditer(t):
+            if self.free(*m.span(4)):
+                bound = _PIN_BOUND.get(m[1] or m[2] or m[3])
+                self.add(Value(m[4], "version", m[4], None, *m.span(4), bound=bound))
         for m in _VERSION_PREFIX.finditer(t):
             if self.free(*m.span()):
                 self.add(Value(m.group(), "version", m[1], None, *m.span()))
@@ -523,6 +535,12 @@ class _Finder:
             if len(body) == 1 and body in "十百千万亿" and not _unit_at(t, end):
                 return None
         unit = _unit_at(t, end)
+        if unit is None:
+            # "40多分钟", "3000 多块": "more than", then the unit
+            more = re.match(r" ?多 ?", t[end : end + 3])
+            inner = _unit_at(t, end + more.end()) if more else None
+            if inner is not None and inner[0] != "个":
+                unit = inner
         if how == "chinese" and unit is not None and unit[0] == "分":
             return None  # 十分 is "very"; a score is written in digits
         if unit is not None and unit[0] == "个":
@@ -606,6 +624,8 @@ class _Finder:
         before = t[max(0, value.start - 24) : value.start]
         after = t[value.end : value.end + 12]
         timely = value.type in ("date", "time")
+        if _MORE_THAN_INSIDE.search(value.raw):
+            return "lower"  # "40多分钟", "三个多小时"
         if _UPPER_AFTER.match(after):
             return "upper"
         if _LOWER_AFTER.match(after) and not re.match(r"\s*多(?:少|久|长|大)", after):
