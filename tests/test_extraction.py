@@ -36,6 +36,8 @@ def _kinds(text: str, from_user: bool = True) -> list[tuple[str | None, str]]:
         ("We've more or less settled on the cabin by the lake.", "decision"),
         ("we pretty much decided on the oak floors", "decision"),
         ("I'm kind of leaning toward the smaller crate", "preference"),
+        # where something bare-named runs
+        ("CI is on GitHub Actions", "fact"),
         # someone else's lasting traits
         ("she's allergic to shellfish", "fact"),
     ],

@@ -181,6 +181,8 @@ LASTING_FACT = re.compile(
     r"|have|lives|runs|sits|costs|takes|uses|holds|contains|equals|comes to|starts|ends|opens"
     r"|closes|leaves|lands|arrives|departs|expires|renews|is due)\b"
     r"|\b(?:there (?:is|are)|it's|it is|that's|we've got|i've got|i have|we have)\b"
+    # where something bare-named runs: "CI is on github actions", "prod runs on k8s"
+    r"|^[\w.-]+(?:\s[\w.-]+)?\s(?:is|are|runs|lives|sits)\s(?:on|in|behind)\b"
     r"|\b(?:he|she|they)(?:'s|'re| is| are) (?:allergic|vegetarian|vegan|diabetic|pregnant|due"
     r"|lactose|celiac|retired|into|really into|very|\d+|from|based in)\b"
     r"|\b(?:he|she|they) (?:hates?|loves?|likes?|can't stand|doesn't eat|won't eat|doesn't drink"
