@@ -63,6 +63,10 @@ def test_clear_statements_are_kept(message: str, want: str) -> None:
         "16G和32G哪个贵",
         "N3大概是什么水平啊",
         "那他一周得跑多少公里。",
+        # a Chinese clause that ends by asking, without a question mark
+        "那边现在热不热",
+        "百万医疗我妈有高血压能买吗",
+        "这个药一天最多能吃几次",
         # a verdict on something
         "the parking situation there is kinda brutal",
         "hotel prices in august are insane",
@@ -92,6 +96,9 @@ def test_requirements_inside_a_request_are_kept() -> None:
     found = _kinds("帮我找一家人均消费在100-150元的餐馆，评分4.5分以上")
     contents = {c for k, c in found if k == "constraint"}
     assert {"人均消费在100-150元", "评分4.5分以上"} <= contents, found
+    # the limit inside a question, "in total" between the thing and its value
+    found = _kinds("那还是每天一次。预算总共800以内能搞定吗")
+    assert ("constraint", "预算总共800以内") in found, found
 
 
 def test_limits_beside_the_asking_clause_are_requirements() -> None:
