@@ -67,6 +67,11 @@ def test_clear_statements_are_kept(message: str, want: str) -> None:
         "那边现在热不热",
         "百万医疗我妈有高血压能买吗",
         "这个药一天最多能吃几次",
+        # a go-ahead, and where the person is right now
+        "那就跑吧",
+        "改吧",
+        "我现在在公交上",
+        "I'm at the dentist rn",
         # a verdict on something
         "the parking situation there is kinda brutal",
         "hotel prices in august are insane",

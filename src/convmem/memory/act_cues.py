@@ -336,8 +336,7 @@ ZH_HYPOTHETICAL = re.compile(
 ZH_NARRATION = re.compile(
     r"(?:昨天|前天|刚才|刚刚|刚|今天早上|上午|下午|晚上|之前|上次|上周|那天|早上)"
     r".{0,20}(?:了|过|完)"
-    # where the person is right now: "我现在在地铁上", "我现在在外面"
-    r"|^我现在在(?:[\u3400-\u9fff]{1,4}上|外面|路上|开会|忙)"
+
     r"|^(?:我|我们)(?:试了|跑了|看了|查了|找了|问了|去了|用了|改了|删了|装了|重启了|发现|遇到|碰到)"
 )
 ZH_FACT = re.compile(r"(?:是|在|有|用的是|跑在|部署在|住在|位于|叫|为|等于|花了|需要|占|要)")
@@ -418,6 +417,18 @@ GO_AHEAD = re.compile(
     r"|(?:never|don't|do not|not) give up)"
     r"(?:[\s,]+(?:then|now|buddy|man|guys|together|with (?:it|this|that)"
     r"|to the next (?:one|step|file|part|thing|item)))*[\s!.~]*$",
+    _I,
+)
+#: The Chinese go-ahead: "跑吧", "改吧", "那你改吧", "继续".
+ZH_GO_AHEAD = re.compile(
+    r"^(?:那就?|好的?|行|ok|嗯+|可以)?[，,\s]*(?:那)?(?:你)?(?:就)?"
+    r"(?:跑|改|合|提|发|上|开始|继续|搞|弄|做|删|加|试试?)(?:一下|一版)?吧?[。!！~～]*$",
+    _I,
+)
+#: Where the person is right now: "我现在在地铁上", "I'm on the train rn".
+NOW_AT = re.compile(
+    r"^我现在在(?:[\u3400-\u9fff]{1,4}上|外面|路上|开会|忙)"
+    r"|^(?:i'm|im|i am) (?:at|on|in|out|driving|stuck)\b.*\b(?:right now|rn|atm)\s*[.!]*$",
     _I,
 )
 #: A choice settled in the idiom "X it is", at the end of a clause: "Biscuit it is",

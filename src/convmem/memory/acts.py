@@ -261,8 +261,10 @@ def classify(text: str, ctx: Context = Context()) -> Act:
         return Act(None, "too short", names, numbers)
     if "act:ack" in names and len(stripped) < 40:
         return Act(None, "feedback or small talk", names, numbers)
-    if vocab.GO_AHEAD.match(stripped):
+    if vocab.GO_AHEAD.match(stripped) or vocab.ZH_GO_AHEAD.match(stripped):
         return Act(None, "a go-ahead with nothing of its own", names, numbers)
+    if vocab.NOW_AT.match(stripped):
+        return Act(None, "where the person is right now", names, numbers)
     if vocab.BARE_NO.match(stripped):
         return Act(None, "a bare no: nothing of its own", names, numbers)
     best, p, parts = score(names)
