@@ -245,6 +245,7 @@ _PINNED_VERSION = re.compile(
     r"(?!0\.\d+(?![.\d]))(\d+(?:\.\d+)+)(?![\w.])"  # ("recall>=0.9" is a fraction)
 )
 _PIN_BOUND = {">=": "lower", "^": "lower", "~": "lower", "~=": "lower", "<=": "upper", "<": "upper"}
+_MORE_THEN = re.compile(r" ?多 ?")
 _MORE_THAN_INSIDE = re.compile(r"[\d一二两三四五六七八九十百千万]\s?个?多\s?\S")
 _SCIENTIFIC = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?[eE][-+]?\d{1,3}(?![A-Za-z0-9_.])")
 
@@ -537,8 +538,8 @@ class _Finder:
         unit = _unit_at(t, end)
         if unit is None:
             # "40多分钟", "3000 多块": "more than", then the unit
-            more = re.match(r" ?多 ?", t[end : end + 3])
-            inner = _unit_at(t, end + more.end()) if more else None
+            more = _MORE_THEN.match(t, end)
+            inner = _unit_at(t, more.end()) if more else None
             if inner is not None and inner[0] != "个":
                 unit = inner
         if how == "chinese" and unit is not None and unit[0] == "分":

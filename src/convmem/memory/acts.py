@@ -66,9 +66,6 @@ _PAST_LIMIT = re.compile(r"\b(?:was|were|used to be)\b|原来", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|don't|dont|can't|won't|isn't|nothing)\b")
 _ZH_NEGATION = re.compile(r"[不别没勿]")
 _WORDS = re.compile(r"\w+")
-#: A Chinese clause that ends by asking: "…能买吗", "…冷不冷" (an English one that ends
-#: with "?" is as often a statement run on into a question: "…due Sept 15 right?").
-_ASKED = re.compile(r"吗[?？。!！~～\s]*$|([\u3400-\u9fff])不\1[?？。\s]*$")
 
 
 def _unbound(lower: str) -> str:
@@ -300,7 +297,7 @@ def guide_rule(
     values = [n for n in numbers if n.type != "version"]
     if kind is not None and vocab.WORRY.search(text):
         return None, "a worry, not a wish"
-    if kind is not None and _ASKED.search(text):
+    if kind is not None and vocab.ZH_ENDS_ASKING.search(text):
         return None, "a question to the assistant"
     if kind == "fact" and vocab.ONGOING.search(text) and all(n.type == "duration" for n in values):
         return None, "an ongoing situation, told"
