@@ -38,6 +38,11 @@ def _kinds(text: str, from_user: bool = True) -> list[tuple[str | None, str]]:
         ("I'm kind of leaning toward the smaller crate", "preference"),
         # where something bare-named runs
         ("CI is on GitHub Actions", "fact"),
+        # what lasts, though said with "now" or a must that contains 要是
+        ("我现在在北京上学", "fact"),
+        ("I'm on python 3.8 right now", "fact"),
+        ("车必须要是自动挡", "constraint"),
+        ("pin django>=4.2", "constraint"),
         # someone else's lasting traits
         ("she's allergic to shellfish", "fact"),
     ],
@@ -396,6 +401,33 @@ def test_a_remark_on_a_slip_makes_the_clause_before_it_a_correction(tmp_path: Pa
     assert status["对了是22号出发"] == "active", status
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Ordered by created_at desc",
+        "Registered users get 10 GB",
+        "logs are rotated and then signed",
+        "the payload is serialized and signed with our private key",
+        "rebuilt and applied the migration, still errors",
+    ],
+)
+def test_a_passive_or_a_step_done_is_no_commitment(message: str) -> None:
+    assert "decision" not in [k for k, _ in _kinds(message)], _kinds(message)
+
+
+def test_the_time_it_is_now_changes_no_plan(tmp_path: Path) -> None:
+    """ "现在6点了，出发吧" says what time it is; dinner at 7 stands."""
+    status = _statuses(tmp_path, ["晚饭定在7点", "现在6点了，出发吧"])
+    assert status["晚饭定在7点"] == "active", status
+
+
+def test_a_correction_cue_reaches_a_value_named_in_other_words(tmp_path: Path) -> None:
+    """ "actually the down payment is $800" puts "the deposit is $500" right: the cue
+    says so, though the two values are not near and the words differ."""
+    status = _statuses(tmp_path, ["the deposit is $500", "actually the down payment is $800"])
+    assert status["the deposit is $500"] == "superseded", status
+
+
 def test_a_question_puts_nothing_right(tmp_path: Path) -> None:
     """ "Now how do I…, I need to give 2 weeks notice right?" asks; its "now" and its
     value change nothing said before."""
@@ -519,6 +551,12 @@ def test_a_chinese_must_is_a_rule_but_had_to_is_not() -> None:
          "write the digest test with the base.html fixture first", []),
         # a question that offers no options
         ("Did the migration finish?", "append", []),
+        # a report on an option, a rejection, a number that is no option, the choice again
+        ("Should I fix the login page or the signup flow first?", "the login page still broken",
+         []),
+        ("先修登录页面还是注册流程？", "第二个太贵了", []),
+        ("Two ways: 1) a cron job, 2) a queue worker. Which one?", "1 sec", []),
+        ("npm or pnpm for the workspace?", "npm or pnpm, idk", []),
     ],
 )  # fmt: skip
 def test_a_short_answer_that_names_an_offered_option_is_a_decision(

@@ -17,15 +17,16 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     # 多 between a number and its unit: more than that much
     ("跑完要 40 多分钟", [("40 多分钟", "duration", 40, None, "min", "lower")]),
     ("花了3000多块", [("3000多块", "money", 3000, None, "CNY", "lower")]),
-    # a requirement's operator written onto the name pins a version; a fraction stays a number
+    # a requirement's operator bounds the number it is written onto (the bound is what
+    # makes "pin django>=4.2" a rule)
     (
         "numpy>=1.26,<2.0",
         [
-            ("1.26", "version", "1.26", None, None, "lower"),
-            ("2.0", "version", "2.0", None, None, "upper"),
+            ("1.26", "number", 1.26, None, None, "lower"),
+            ("2.0", "number", 2.0, None, None, "upper"),
         ],
     ),
-    ("recall>=0.9", [("0.9", "number", 0.9, None, None, "lower")]),
+    ("买了2个多肉", [("2个多肉", "quantity", 2, None, "多肉", None)]),  # succulents, not "more"
     # a number with its exponent, as training configs write them; not inside a hash
     ("学习率用1e-4吧", [("1e-4", "number", 0.0001, None, None, None)]),
     (

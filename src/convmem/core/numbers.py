@@ -238,15 +238,11 @@ _ANY_NUMBER = re.compile(
 _AMOUNT_AT = re.compile(rf"(?P<num>{_NUM})(?P<pct>\s?%)?(?:\s?(?P<mult>{_MULT}))?")
 
 
-#: A version pinned by a requirement's operator written onto the name: "numpy>=1.26,<2.0",
-#: "django==4.2", "react@^18.2" (not "ratio >= 0.75").
-_PINNED_VERSION = re.compile(
-    r"(?:(?<=[A-Za-z_\]][A-Za-z0-9_\]])(>=|<=|==|~=)|(?<=[A-Za-z0-9]@)(\^|~)|(?<=\d,)(<|<=|!=))"
-    r"(?!0\.\d+(?![.\d]))(\d+(?:\.\d+)+)(?![\w.])"  # ("recall>=0.9" is a fraction)
-)
-_PIN_BOUND = {">=": "lower", "^": "lower", "~": "lower", "~=": "lower", "<=": "upper", "<": "upper"}
 _MORE_THEN = re.compile(r" ?多 ?")
-_MORE_THAN_INSIDE = re.compile(r"[\d一二两三四五六七八九十百千万]\s?个?多\s?\S")
+#: "40多分钟", "三个多小时": more than the number (not "2个多肉", two succulents).
+_MORE_THAN_INSIDE = re.compile(
+    r"[\d一二两三四五六七八九十百千万]\s?(?:个多\s?(?:小时|钟头|月|星期|礼拜)|多\s?(?!肉|余|少|久|长)\S)"
+)
 _SCIENTIFIC = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?[eE][-+]?\d{1,3}(?![A-Za-z0-9_.])")
 
 
@@ -272,10 +268,6 @@ class _Finder:
 
     def versions(self) -> None:
         t = self.text
-        for m in _PINNED_VERSION.finditer(t):
-            if self.free(*m.span(4)):
-                bound = _PIN_BOUND.get(m[1] or m[2] or m[3])
-                self.add(Value(m[4], "version", m[4], None, *m.span(4), bound=bound))
         for m in _VERSION_PREFIX.finditer(t):
             if self.free(*m.span()):
                 self.add(Value(m.group(), "version", m[1], None, *m.span()))

@@ -115,12 +115,14 @@ COMMIT = re.compile(
     r"confirmed|locked in|finalized|opted for|landed on|ended up (?:with|going with|choosing))"
     r"|(?:the )?decision is|decided:|final answer|that's decided|it's settled"
     r"|(?:i'm|i am|we're|we are) set on|put (?:down )?(?:a |the )?deposit"
-    # chat drops the subject: "bought the Brooks, $160", "called them and accepted"
-    r"|^(?:(?:ok|so|well|and|just|finally|already|also|then)\s+)*(?:bought|booked|ordered"
-    r"|reserved|rented|leased|signed (?:up|with|the|a|an)|applied (?:for|to)|enrolled|registered"
-    r"|accepted|hired|adopted|subscribed|purchased|paid for|went with|settled on|chose|locked in"
-    r"|got (?:the|a|an) [\w' -]{1,30}\bone)"
-    r"|\b(?:and|then|so) (?:accepted|booked|bought|ordered|signed|reserved|enrolled|applied|paid)"
+    # chat drops the subject: "bought the Brooks, $160", "called them and accepted" (not
+    # "ordered by created_at", "registered users get 10 GB", "applied the migration")
+    r"|^(?:(?:ok|so|well|and|just|finally|already|also|then)\s+)*(?:(?:bought|booked|ordered"
+    r"|reserved|rented|leased|accepted|hired|adopted|purchased|paid for|chose|locked in)"
+    r"\s+(?:the|a|an|my|our|his|her|their|this|that|one|two|three|both|\d|\$)"
+    r"|signed (?:up|the lease|the contract|the offer)|applied (?:for|to)|went with"
+    r"|settled on|got (?:the|a|an) [\w' -]{1,30}\bone)"
+    r"|\b(?:and|then|so) accepted(?:\s+(?:it|the offer|the job))?\s*[.!]*$"
     r"|i(?:'m| am) (?:taking|going with|getting|booking|buying|doing|sticking with|keeping)"
     r"|we(?:'re| are) (?:taking|going with|getting|booking|buying|doing|sticking with|keeping"
     r"|switching to|moving to|using)\b(?=.*\b(?:instead|now|from now|going forward)\b)"
@@ -294,9 +296,12 @@ ZH_QUESTION = re.compile(
     r"|(?:怎么样|怎么办|如何|多少钱|多久|多长时间|几点|几个|哪个好|选哪个|是不是|有没有|能不能|可不可以"
     r"|会不会|要不要|行不行|对不对|好不好)"
     # asked in the middle or at the end: "13套是啥概念", "相纸哪个贵", "一天得吃多少盐。"
-    r"|是(?:啥|什么)(?:概念|意思|水平|情况|区别|东西)?[啊呀呢。！!\s]*$|(?:啥|什么)(?:区别|概念|意思|水平)"
+    r"|是(?:啥|什么)(?:概念|意思|水平|情况|区别|东西)?[啊呀呢。！!\s]*$"
+    r"|(?<!没)(?<!没有)(?:啥|什么)(?:区别|概念|意思|水平)"
     r"|哪个(?:更|比较)?(?:贵|便宜|好|划算|合适|快|大|小)|多少[\u3400-\u9fff]{0,2}[啊呀呢。\s]*$"
-    r"|(?:没事|对)吧[？?。\s]*$|几(?:次|个|天|点|岁|号|年|月|块|分钟|小时|周)[啊呀呢。？?\s]*$"
+    r"|(?:没事|对)吧[？?。\s]*$"
+    # "能吃几次" asks; "我要请假几天" says "a few days"
+    r"|(?:能|可以|该|得)[\u3400-\u9fff]{0,2}几(?:次|个|天|点|岁|号|年|月|块|分钟|小时|周)[啊呀呢。？?\s]*$"
     rf"|{_ZH_A_NOT_A}"
 )
 #: A Chinese clause that ends by asking: "…能买吗", "…冷不冷" (an English one that ends
@@ -336,11 +341,12 @@ ZH_OPEN = re.compile(
 ZH_HYPOTHETICAL = re.compile(
     # (大概 and 估计 before a number say "about": "大概15桌" is a count, not a guess)
     r"^(?:如果|要是|假如|假设|万一|也许|可能|或许|说不定|(?:大概|估计)(?!\s*[\d两几一二三四五六七八九十])"
-    r"|应该会|[^，,。]{1,6}?(?:要是|如果|假如|万一))"  # (or a few words in: "晚上要是还烧")
+    # (or a few words in: "晚上要是还烧", but not the 要是 of "必须要是自动挡": "must be")
+    r"|应该会|[^，,。]{1,6}?(?:(?<![须需得定都就还只也总必])要是|如果|假如|万一))"
 )
 ZH_NARRATION = re.compile(
     r"(?:昨天|前天|刚才|刚刚|刚|今天早上|上午|下午|晚上|之前|上次|上周|那天|早上)"
-    r".{0,20}(?:了|过|完)"
+    r".{0,20}(?:了|过)|(?:昨天|前天|刚才|刚刚|刚)[^，,。]{0,20}完"
     r"|^(?:我|我们)(?:试了|跑了|看了|查了|找了|问了|去了|用了|改了|删了|装了|重启了|发现|遇到|碰到)"
 )
 ZH_FACT = re.compile(r"(?:是|在|有|用的是|跑在|部署在|住在|位于|叫|为|等于|花了|需要|占|要)")
@@ -431,8 +437,10 @@ ZH_GO_AHEAD = re.compile(
 )
 #: Where the person is right now: "我现在在地铁上", "I'm on the train rn".
 NOW_AT = re.compile(
-    r"^我现在在(?:[\u3400-\u9fff]{1,4}上|外面|路上|开会|忙)"
-    r"|^(?:i'm|im|i am) (?:at|on|in|out|driving|stuck)\b.*\b(?:right now|rn|atm)\s*[.!]*$",
+    r"^我现在在(?:[\u3400-\u9fff]{1,3}上|外面|路上|开会|忙)[呢了啊哈呀。！!，,\s]*$"
+    r"|^(?:i'm|im|i am) (?:(?:at|on|in) (?:the |a |my )?(?:train|bus|plane|subway|metro|tube"
+    r"|car|road|airport|gym|dentist|doctor'?s?|meeting|phone|way home|way)|out|driving"
+    r"|stuck in traffic)\b[^,.]{0,20}\b(?:right now|rn|atm)\s*[.!]*$",
     _I,
 )
 #: A choice settled in the idiom "X it is", at the end of a clause: "Biscuit it is",

@@ -298,8 +298,9 @@ _OFFERS_CHOICE = re.compile(
 )
 #: An option named by its place: "the second one then", "option 2", "do 1 and 2", "第二个".
 _BY_PLACE = re.compile(
-    r"\b(?:first|second|third|last|former|latter)(?: one| option)?\b|\boption \d\b"
-    r"|^(?:let's |lets |do |go with )?\d(?: and \d)?\b|第[一二三](?:个|种)|方案[一二三1-3]",
+    r"\bthe (?:first|second|third|last|former|latter)(?: one| option)?\b|\boption \d\b"
+    r"|^\W*(?:(?:let's|lets|do|go with|ok|so)\s+)?\d(?: and \d)?\W*(?:then)?\W*$"
+    r"|第[一二三](?:个|种)|方案[一二三1-3]",
     re.I,
 )
 #: What an answer that picks an option is not: asking back, thanks, a feeling, a no.
@@ -307,8 +308,14 @@ _NOT_A_PICK = frozenset(
     {"act:question", "act:zh_question", "act:ack", "act:feeling", "act:negated",
      "act:hypothetical", "act:narration"}
 )  # fmt: skip
-#: A clause that weighs an option rather than picks it: "实现是对的", "bloc is too heavy".
-_JUDGES = re.compile(r"是|太|很|挺|不错|有点|\b(?:is|are|was|too|looks|seems|feels)\b", re.I)
+#: A clause that weighs an option, reports on it or repeats the choice, rather than
+#: picks one: "实现是对的", "bloc is too heavy", "the login page still broken".
+_JUDGES = re.compile(
+    r"是|太|很|挺|不错|有点|贵|报错|不行|失败|挂了|坏|还是|或者"
+    r"|\b(?:is|are|was|too|looks|seems|feels|sounds|still|fails?|failed|failing|broken|broke"
+    r"|errors?|crash\w*|works|worked|though|tho|idk|expensive|or)\b",
+    re.I,
+)
 _PARTS = re.compile(r"[_./+-]")
 _PICK_WORDS = 6  # an answer that picks is short: "merge", "github hosted", "the first one"
 
@@ -321,10 +328,12 @@ def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
     cjk = len(_CJK.findall(body))
     if cjk > 2 * _PICK_WORDS or len(re.findall(r"[A-Za-z0-9]+", body)) > _PICK_WORDS:
         return False
+    if _JUDGES.search(body):
+        # "bloc 样板代码太多了", "the last one failed though", "npm or pnpm, idk": weighs
+        # an option, reports on it or names them all; it does not pick one
+        return False
     if _BY_PLACE.search(body):
         return True
-    if _JUDGES.search(body):
-        return False  # "bloc 样板代码太多了" weighs an option, it does not pick one
     # mostly the option's own words: "github hosted" (GitHub-hosted), not "write a
     # migration test with…"; the parts of a compound name count as words
     words = subjects.content_words(_PARTS.sub(" ", body))

@@ -182,22 +182,27 @@ def _counts(numbers: Sequence[dict[str, object]]) -> bool:
     return bool(numbers) and all(n.get("type") == "number" and not n.get("unit") for n in numbers)
 
 
-def _latest_value(cand: Candidate, pool: Sequence[MemoryItem]) -> tuple[MemoryItem, str] | None:
+def _latest_value(
+    cand: Candidate, pool: Sequence[MemoryItem], change_only: bool = False
+) -> tuple[MemoryItem, str] | None:
     """The newest item a correction puts right when no item shares its subject: the
     latest value in the same unit; when the correction names no subject at all, the
     latest date or time, or, for a bare number, the latest count near it ("make it 15"
-    after "bump to 13")."""
+    after "bump to 13"). ``change_only``: the clause has a verb of change and no
+    correction cue."""
     units = _units(cand.numbers)
     if units:
-        # a value of a thing named otherwise is put right only by a value near it:
-        # "门槛先降到百分之七十" after "覆盖率不能低于80%", but "训练集现在9500条" is no
-        # count of "验证集2000条"
+        # without a correction cue, a value of a thing named otherwise is changed only by
+        # a value near it: "门槛先降到百分之七十" after "覆盖率不能低于80%", but
+        # "训练集现在9500条" is no count of "验证集2000条" ("actually the down payment is
+        # $800" still puts "the deposit is $500" right)
         same = [
             i
             for i in pool
             if units & _units(i.numbers)
             and (
-                not (cand.topic and i.topic and _overlap(cand.topic, i.topic) == 0)
+                not change_only
+                or not (cand.topic and i.topic and _overlap(cand.topic, i.topic) == 0)
                 or _near(cand.numbers, i.numbers)
             )
         ]
@@ -325,7 +330,8 @@ def relate(
     reading = cand.reading
     pool = _pool(store, session_id, cand, seq, same_event, others, newest)
     here = {i.id for i in same_event}
-    if reading.change and not reading.correction:
+    change_only = reading.change and not reading.correction
+    if change_only:
         # a change puts right only what an earlier message said
         pool = [i for i in pool if i.id not in here]
         reading = dataclasses.replace(reading, correction=True)
@@ -426,7 +432,7 @@ def relate(
             return Link("supersedes", scored[0][2], "a correction of the same subject")
         if reading.scratch:
             return Link("supersedes", pool[-1], "scratch that: the item just before")
-        latest = _latest_value(cand, pool)
+        latest = _latest_value(cand, pool, change_only)
         return Link("supersedes", *latest) if latest else None
     # 2. no cue: the same subject with a different value is a dispute
     for score, _, item in scored:
