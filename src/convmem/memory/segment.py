@@ -367,18 +367,20 @@ def _sentences(text: str) -> tuple[Span, ...]:
 
 #: Where a sentence divides into clauses: the separator is dropped, both sides kept.
 _SPLIT_EN = re.compile(
-    r"\s*;\s+"
-    r"|,?\s+(?:but|although|though|whereas|while|however|because|since|so that|as long as)\s+"
-    r"(?!of\b)"
+    # (a match that starts with white space starts where it starts: a run of thousands of
+    # spaces is then read once, not once from each of its spaces)
+    r"(?<!\s)\s*;\s+"
+    r"|(?:,|(?<![\s,]))\s+(?:but|although|though|whereas|while|however|because|since|so that"
+    r"|as long as)\s+(?!of\b)"
     r"|,\s+yet\s+"  # (without a comma "yet" is the adverb: "we haven't decided yet between…")
-    r"|,\s*so\s+|\s+so\s+(?=(?:i|we|you|it|they|that|this|let's|please)\b)"
-    r"|\s+[—–]\s+|\s+-{1,2}\s+|\s*—\s*"
+    r"|,\s*so\s+|(?<!\s)\s+so\s+(?=(?:i|we|you|it|they|that|this|let's|please)\b)"
+    r"|(?<!\s)\s+[—–]\s+|(?<!\s)\s+-{1,2}\s+|(?<!\s)\s*—\s*"
     r"|,\s+(?:which|and then|then|plus|also|otherwise|anyway|anyways)\s+"
     r"|,\s+(?=(?:if|unless|when|once|until|before|after)\s+(?:i|we|you|it|they|the|there|that"
     r"|this|he|she|my|our)\b)"
     r"|,\s+and\s+(?=(?:i|we|you|it|they|he|she|my|our|the|that|this|please|also|don't|do not"
     r"|never|always|keep|use|make|set|put|no|then)\b)"
-    r"|\s+and\s+(?=(?:i|we)(?:'m|'ll|'ve|'d|\s+(?:am|will|have|had|want|need|prefer|booked|"
+    r"|(?<!\s)\s+and\s+(?=(?:i|we)(?:'m|'ll|'ve|'d|\s+(?:am|will|have|had|want|need|prefer|booked|"
     r"decided|chose|picked|bought|accepted)\b))"
     r"|,\s+(?=(?:i|we|you|they|it|he|she)(?:'m|'re|'ll|'ve|'d|'s|\s+(?:am|are|is|was|were|have|has"
     r"|had|need|want|will|would|should|must|can|could|do|did|don't|didn't|prefer|booked|got|"
@@ -459,7 +461,7 @@ _CORRECTS_NEXT = re.compile(
 )
 
 
-_TRAILING = re.compile(r"[\s,，;；:：、—–-]+$")
+_TRAILING = re.compile(r"(?<![\s,，;；:：、—–-])[\s,，;；:：、—–-]+$")
 
 
 @dataclass(frozen=True)
@@ -477,7 +479,7 @@ class Clause:
         return bool(_CORRECTION_OPENER.search(self.opener))
 
 
-_COMMA = re.compile(r",\s+(?:and\s+|so\s+)?|\s+and\s+(?!\d|\$|€|£|¥)")
+_COMMA = re.compile(r",\s+(?:and\s+|so\s+)?|(?<!\s)\s+and\s+(?!\d|\$|€|£|¥)")
 _DIGIT = re.compile(r"\d")
 
 
@@ -490,7 +492,7 @@ _FINITE = re.compile(
     r"|didn't|isn't|aren't|wasn't|weren't)\b|'s\b|'re\b|'m\b|'ll\b|'ve\b|'d\b|\b\w+ed\b",
     re.I,
 )
-_CLAUSE_JOIN = re.compile(r",\s+|\s+and\s+(?!then\b)")
+_CLAUSE_JOIN = re.compile(r",\s+|(?<!\s)\s+and\s+(?!then\b)")
 _LEADS_IN = re.compile(
     r"^(?:if|when|once|unless|until|before|after|while|as long as|since)\b", re.I
 )
