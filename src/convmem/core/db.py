@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -122,6 +123,7 @@ class MemoryDatabase:
         try:
             return self.conn.execute(sql, params)
         except sqlite3.Error as exc:
+            _raise_if_interrupted()
             raise _explain(exc, self.path) from exc
         except (UnicodeEncodeError, OverflowError) as exc:  # a parameter SQLite cannot take
             raise _unbindable(exc, self.path) from exc
@@ -130,12 +132,18 @@ class MemoryDatabase:
         try:
             return self.conn.executemany(sql, rows)
         except sqlite3.Error as exc:
+            _raise_if_interrupted()
             raise _explain(exc, self.path) from exc
         except (UnicodeEncodeError, OverflowError) as exc:
             raise _unbindable(exc, self.path) from exc
 
     def query(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
-        return self.execute(sql, params).fetchall()
+        cursor = self.execute(sql, params)
+        try:
+            return cursor.fetchall()
+        except sqlite3.Error:
+            _raise_if_interrupted()
+            raise
 
     def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         row: sqlite3.Row | None = self.execute(sql, params).fetchone()
@@ -314,9 +322,32 @@ def register_functions(conn: sqlite3.Connection) -> None:
     Every :class:`MemoryDatabase` has them; a bare ``sqlite3`` connection that writes
     events (a benchmark's baseline) must call this first.
     """
-    conn.create_function("convmem_words", 1, _words, deterministic=True)
-    conn.create_function("convmem_session_words", 2, _session_words, deterministic=True)
-    conn.create_function("convmem_contains", 2, _contains, deterministic=True)
+    conn.create_function("convmem_words", 1, _guarded(_words), deterministic=True)
+    conn.create_function("convmem_session_words", 2, _guarded(_session_words), deterministic=True)
+    conn.create_function("convmem_contains", 2, _guarded(_contains), deterministic=True)
+
+
+#: Set when Ctrl-C lands inside one of the functions above: sqlite3 reports any exception
+#: raised there as "user-defined function raised exception", so the statement's caller
+#: raises the KeyboardInterrupt again (an ingest stopped so must say so, not fail).
+_interrupted = threading.Event()
+
+
+def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: object) -> Any:
+        try:
+            return fn(*args)
+        except KeyboardInterrupt:
+            _interrupted.set()
+            raise
+
+    return call
+
+
+def _raise_if_interrupted() -> None:
+    if _interrupted.is_set():
+        _interrupted.clear()
+        raise KeyboardInterrupt
 
 
 def _words(text: object) -> str:
