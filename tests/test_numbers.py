@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from convmem.core.numbers import find_numbers, parse_chinese_number
 
@@ -312,3 +314,41 @@ def test_as_dict_is_plain_json() -> None:
 def test_any_text_is_safe() -> None:
     for text in ("", "9" * 5000, "¥" * 100, "1-" * 2000, "十" * 3000, "\ud800 12"):
         find_numbers(text)
+
+
+# --- the tail before a value is read, not the whole text before it ----------------------
+
+_TAIL_PIECES = ["between", "through", "on", "may", "is", "到", "至", "~", "三", "五", "5", "and"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([*_TAIL_PIECES, " ", "  ", "\t", "\n", "x", "7", "-"]), max_size=30),
+    st.data(),
+)
+def test_searching_from_the_tail_finds_what_searching_all_before_it_finds(
+    pieces: list[str], data: st.DataObject
+) -> None:
+    from convmem.core import dates, numbers
+
+    text = "".join(pieces)
+    end = data.draw(st.integers(0, len(text)))
+    for pattern, steps in (
+        (dates._DATE_LEAD, (7,)),
+        (numbers._BETWEEN, (7,)),
+        (numbers._LONE_LOW, (1, 1)),
+    ):
+        whole = pattern.search(text[:end])
+        tail = pattern.search(text, dates.tail_start(text, end, *steps), end)
+        assert (whole is None) == (tail is None), (pattern.pattern, text, end)
+        if whole is not None and tail is not None:
+            assert whole.span() == tail.span()
+
+
+@pytest.mark.parametrize("piece", ["3 days, ", "between 5 and 6 dollars, ", "三到五天 ", "may 5 "])
+def test_a_text_of_many_values_finds_each_of_them(piece: str) -> None:
+    # thousands of values in one text: each found once, in order (each check for a free
+    # span, and each look back for a range's lower end, reads a bounded part of the text)
+    values = find_numbers(piece * 2000)
+    assert len(values) == len(find_numbers(piece)) * 2000
+    assert [v.start for v in values] == sorted(v.start for v in values)

@@ -37,6 +37,22 @@ def test_config_like_lines_alone_stay_prose() -> None:
     assert [s.text for s in prose_lines("Budget: 3000\nthanks")] == ["Budget: 3000", "thanks"]
 
 
+@pytest.mark.parametrize(
+    ("lines", "prose"),
+    [
+        (["Budget: 3000", "Team: 4", "thanks"], ["Budget: 3000", "Team: 4", "thanks"]),
+        (["Budget: 3000", "Team: 4", "Region: eu", "thanks"], ["thanks"]),  # a run of three
+        (["ok", "Budget: 3000", "```", "x = 1", "```", "thanks"], ["ok", "thanks"]),  # beside
+        (["a: 1", "thanks", "b: 2", "c: 3", "ok"], ["a: 1", "thanks", "b: 2", "c: 3", "ok"]),
+        ([f"k{i}: {i}" for i in range(3000)] + ["so which one?"], ["so which one?"]),
+    ],
+)
+def test_config_like_lines_are_pasted_in_a_run_of_three_or_beside_pasted_lines(
+    lines: list[str], prose: list[str]
+) -> None:
+    assert [s.text for s in prose_lines("\n".join(lines))] == prose
+
+
 def test_offsets_point_into_the_message() -> None:
     text = "ok so. Keep p95 under 200 ms, and the timeout is 30 s.\n- use pnpm\n好的，预算3000元。"
     for s in sentences(text):

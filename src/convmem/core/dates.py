@@ -95,6 +95,20 @@ _CLOCK_RANGE = re.compile(r"\s*(?:到|至|-|~|～|—|－)\s*")
 _CN_PERIOD_CLOCK = re.compile(rf"({_CN_PERIOD})\s*(\d{{1,2}}):(\d{{2}})")
 
 
+def tail_start(text: str, end: int, *steps: int) -> int:
+    """Where to start searching for a pattern that must end at ``end`` after white space
+    (``\\s*$`` with ``endpos=end``): each step skips white space backwards, then ``n``
+    characters, the longest run of others the pattern has there. A search from 0 (or of
+    ``text[:end]``) reads the whole text before ``end``: once per value found, that is
+    quadratic in a text of many values."""
+    start = end
+    for n in steps:
+        while start > 0 and text[start - 1].isspace():
+            start -= 1
+        start = max(0, start - n)
+    return start
+
+
 #: 五一, the May Day holiday: never how 51 is written (五十一), unless more digits follow.
 _MAY_DAY = re.compile(
     r"(?<![\d零〇一二两三四五六七八九十百千万亿.])五一(?![\d零〇一二两三四五六七八九十百千万亿个块元%.])"
@@ -158,7 +172,7 @@ def find_dates(f: _Finds) -> None:
                 and order == "md"
                 and not m[3]
                 and month_word[0].islower()
-                and not _DATE_LEAD.search(t[: m.start()])
+                and not _DATE_LEAD.search(t, tail_start(t, m.start(), 7), m.start())
             ):
                 continue
             d = int(day_text)

@@ -25,7 +25,7 @@ import re
 from dataclasses import replace
 from functools import lru_cache
 
-from convmem.core.dates import find_dates, find_times, find_weekdays, small_int
+from convmem.core.dates import find_dates, find_times, find_weekdays, small_int, tail_start
 from convmem.core.units import (
     CN_ARTICLE_UNITS,
     CN_BIG,
@@ -116,6 +116,7 @@ _LONE_LOW = re.compile(
 _NEIGHBOURS = re.compile(r"(?P<a>\d{1,2})、(?P<b>\d{1,2})(?=\s*个?\s*[\u3400-\u9fff])")
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|—|~|～|〜|to|through|thru|至|到|－)\s*", re.I)
 _BETWEEN = re.compile(r"\bbetween\s*$", re.I)
+_AND = re.compile(r"\s+and\s+")
 
 _UPPER_BEFORE = re.compile(
     r"(?:\b(?:under|below|less than|fewer than|at most|no more than|not more than|max(?:imum)?"
@@ -252,14 +253,18 @@ class _Finder:
     def __init__(self, text: str) -> None:
         self.text = text
         self.found: list[Value] = []
-        self.taken: list[tuple[int, int]] = []
+        #: one byte per character, 1 where a value was found: asking whether a span is
+        #: free reads only that span, so a text of thousands of numbers stays linear
+        self.taken = bytearray(len(text) + 1)
 
     def free(self, start: int, end: int) -> bool:
-        return all(end <= a or start >= b for a, b in self.taken)
+        if start >= end:  # an empty span is free unless it lies inside a value
+            return start <= 0 or not (self.taken[start - 1] and self.taken[start])
+        return self.taken.find(1, start, end) < 0
 
     def add(self, value: Value) -> None:
         self.found.append(value)
-        self.taken.append((value.start, value.end))
+        self.taken[value.start : value.end] = b"\x01" * (value.end - value.start)
 
     def raw(self, start: int, end: int) -> str:
         return self.text[start:end].strip()
@@ -352,7 +357,7 @@ class _Finder:
     def _from_lone_digit(self, value: Value) -> Value:
         """ "三到五天": the lower end, a lone numeral, is no value of its own (三 alone
         is not read as a number), so the range is found from its upper end."""
-        m = _LONE_LOW.search(self.text, 0, value.start)
+        m = _LONE_LOW.search(self.text, tail_start(self.text, value.start, 1, 1), value.start)
         if m is None or not isinstance(value.value, float) or not self.free(m.start(), m.end()):
             return value
         low = float(small_int(m["low"]) or 0)
@@ -431,12 +436,14 @@ class _Finder:
     def _between(self, value: Value) -> Value:
         """ "between 50 and 100 dollars": a range written with words."""
         t = self.text
-        if value.type != "number" or not _BETWEEN.search(t[: value.start]):
+        if value.type != "number" or not _BETWEEN.search(
+            t, tail_start(t, value.start, 7), value.start
+        ):
             return value
-        m_and = re.match(r"\s+and\s+", t[value.end :])
+        m_and = _AND.match(t, value.end)
         if not m_and:
             return value
-        upper = self._amount(value.end + m_and.end(), "digits", allow_bare=True)
+        upper = self._amount(m_and.end(), "digits", allow_bare=True)
         if upper is None or not isinstance(upper.value, float):
             return value
         raw = t[value.start : upper.end]

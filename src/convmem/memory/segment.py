@@ -155,18 +155,19 @@ def _prose_lines(text: str) -> tuple[Span, ...]:
         kinds.append("pasted" if fenced else _line_kind(line))
     # config-looking and indented lines are pasted when they stand beside pasted lines or
     # come in a run of three or more; otherwise they are prose ("Budget: 3000")
+    # (each run is read once: a pasted config of thousands of lines stays linear)
     n = len(kinds)
-    for i, kind in enumerate(kinds):
-        if kind != "maybe":
+    k = 0
+    while k < n:
+        if kinds[k] not in ("maybe", "pasted"):
+            k += 1
             continue
-        j = i
+        j = k
         while j < n and kinds[j] in ("maybe", "pasted"):
             j += 1
-        k = i
-        while k > 0 and kinds[k - 1] in ("maybe", "pasted"):
-            k -= 1
-        run = j - k
-        kinds[i] = "pasted" if run >= 3 or "pasted" in kinds[k:j] else "prose"
+        run = "pasted" if j - k >= 3 or "pasted" in kinds[k:j] else "prose"
+        kinds[k:j] = [run if kind == "maybe" else kind for kind in kinds[k:j]]
+        k = j
     # a short prose line sandwiched in a pasted block is part of it ("  ...", "^^^^")
     for i in range(1, n - 1):
         if (
