@@ -153,6 +153,47 @@ def test_chinese_run_ons_and_commas() -> None:
     assert _clauses("UCL学费每年£38,000") == ["UCL学费每年£38,000"]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a space between Chinese and a number or a Latin word ends what is said in full
+        ("那就西安吧 10月2号出发 5号回", ["那就西安吧", "10月2号出发", "5号回"]),
+        (
+            "每天凌晨两点把订单表同步到clickhouse 一次批量5000条",
+            ["每天凌晨两点把订单表同步到clickhouse", "一次批量5000条"],
+        ),
+        (
+            "学习率2e-4 跑3个epoch 帮我写个train.py 用transformers+peft",
+            ["学习率2e-4", "跑3个epoch", "帮我写个train.py", "用transformers+peft"],
+        ),
+        ("显存24G，batch_size 16 max_length 512", ["显存24G", "batch_size 16", "max_length 512"]),
+        (
+            "面积不能低于四十平 A那套明天下午三点去看",
+            ["面积不能低于四十平", "A那套明天下午三点去看"],
+        ),
+        # … but not inside a value, nor where one side leads into or goes on from the other
+        ("ttl 30 分钟就行", ["ttl 30 分钟就行"]),
+        ("预算 3000 左右", ["预算 3000 左右"]),
+        ("MinIO 和 Ceph 我们还没定", ["MinIO 和 Ceph 我们还没定"]),
+        ("还在纠结租 A10 还是 L4", ["还在纠结租 A10 还是 L4"]),
+        ("那先租两台 L4 吧", ["那先租两台 L4 吧"]),
+        ("两个 yml 我对比过是一样的", ["两个 yml 我对比过是一样的"]),
+        ("9000 被占了", ["9000 被占了"]),
+        ("0.78 有点低", ["0.78 有点低"]),
+        ("机器是 4 核 8G 的", ["机器是 4 核 8G 的"]),
+        ("我们是3个实例跑在 k8s 上", ["我们是3个实例跑在 k8s 上"]),
+        ("上周刚从 3.9 升上来", ["上周刚从 3.9 升上来"]),
+        ("2024-06-01 起开始限流", ["2024-06-01 起开始限流"]),
+        ("temperature 改成0 试试", ["temperature 改成0 试试"]),
+        ("用 python 3.11 的 slim", ["用 python 3.11 的 slim"]),
+        ("接口这边 p99 要压到500毫秒以下", ["接口这边 p99 要压到500毫秒以下"]),
+        ("算了 80那个不用管了", ["80那个不用管了"]),
+    ],
+)
+def test_a_space_beside_a_number_or_latin_word_in_chinese(text: str, expected: list[str]) -> None:
+    assert _clauses(text) == expected
+
+
 def test_list_items_are_sentences() -> None:
     assert _clauses("- use pnpm not npm\n- all new endpoints need auth\n1. run the tests") == [
         "use pnpm not npm",

@@ -228,8 +228,11 @@ class Extractor:
             cand.kind = link.target.kind
         if link is not None and link.relation == "supersedes" and not cand.topic:
             # "make it 60s" is about what it puts right: a later correction of the
-            # request timeout must find it by that subject
+            # request timeout must find it by that subject; a new value for a limit
+            # ("改成1800吧" after "每天最多吃1500大卡") is the limit, not a choice
             cand.topic = link.target.topic
+            if cand.kind == "decision" and link.target.kind == "constraint" and cand.numbers:
+                cand.kind = "constraint"
         content_hash = dedupe_key(f"{cand.kind}\n{cand.content}")
         same = self.store.items_with_hash(session_id, content_hash)
         if any(ref in i.source_refs for i in same):

@@ -293,15 +293,93 @@ def _after_units(piece: str) -> list[str]:
     return out
 
 
+#: A space in Chinese text with a number or a Latin word on one side ("那就西安吧 10月2号出发",
+#: "batch size 16 学习率2e-4 跑3个epoch 帮我写个train.py"): see ``_mixed_space_ends``.
+_MIXED_SPACE = re.compile(
+    r"(?<=[\u3400-\u9fff])[ \u3000]+(?=[A-Za-z0-9])"
+    r"|(?<=[A-Za-z0-9%])[ \u3000]+(?=[\u3400-\u9fff])"
+    r"|(?<=[0-9%])[ \u3000]+(?=[A-Za-z])"
+)
+#: A closing particle: what comes before it is said in full.
+_CLOSING = re.compile(r"[吧啊呢哈嘛呀啦]$")
+#: A Chinese predicate with its Latin object ("帮我写个train.py"), not "，minSdk".
+_CJK_THEN_LATIN = re.compile(r"[\u3400-\u9fff]{2}[A-Za-z][\w.+-]*$")
+#: A count before the thing counted ("两台 L4").
+_MEASURE_END = re.compile(r"[0-9零一二两三四五六七八九十百千万几][个台张块件套只条位名家部款种次]$")
+_MEASURE = "个台张块件套只条位名家部款种次处份篇行项段页层"
+#: The words before a space run from the last comma or colon.
+_LAST_PART = re.compile(r"[^，,、；;：:（(]*$")
+#: What leads into the words after it (和, 从, 改成, 的…) …
+_LEADS_ON = re.compile(
+    r"(?:和|跟|与|或|或者|还是|及|以及|把|被|对|给|在|从|到|用|是|为|设|改成|调到|换成|改到|降到|升到"
+    r"|比|叫|说|要|想|让|像|约|大概|差不多|至少|最多|不超过|不低于|不是|的|一共|总共|共|有)$"
+)
+#: … and what goes on from the words before it (左右, 就行, 的, 比, 改到, 上，…).
+_GOES_ON = re.compile(
+    r"(?:左右|上下|以上|以下|以内|之内|之间|多|来|余|的|得|地|了|吗|呢|吧|啊|哈|嘛|呀|啦|等|和|跟|与"
+    r"|或|还是|及|以及|也|都|就|才|又|再|版|是|被|比|起|试|看看|[改换降升调变涨减加提](?:到|成|为|至)|到|至"
+    r"|[上里中内外下](?![\u3400-\u9fff]))"
+)
+#: A short modifier of what came before ("4 核 8G 的", "64G 内存的").
+_MODIFIER = re.compile(r"[^\s，,。！!？?；;]{0,4}\s?的(?=[\s，,。！!？?；;]|$)")
+#: A count and the Latin thing counted, said as the topic ("两个 yml 我对比过…").
+_COUNTED_TOPIC = re.compile(
+    r"^[0-9零一二两三四五六七八九十百千万几]+[个台张块件套只条位名家部款种次]\s*[A-Za-z][\w.+-]*$"
+)
+#: "从 3.9 升上来": a "from" whose "to" has not come yet.
+_OPEN_FROM = re.compile(r"从(?!.*[到至])")
+_HEAD = re.compile(r"[^\s，,。！!？?；;：:]*")
+
+
+def _mixed_space_ends(piece: str, pos: int, m: re.Match[str]) -> bool:
+    """Whether a space between Chinese and a number or Latin word ends a sentence.
+
+    The words before it (from the last comma) must be said in full: a value, a closing
+    particle, or a predicate with its Latin object; they must not lead into what follows
+    (和, 从, 的, 改成), and what follows must not go on from them (左右, 就行, 比, 起, a
+    measure word after a number, a short "…的"), nor say that the options are open. A
+    space inside a value ("30 分钟") never ends anything. So "那就西安吧 10月2号出发 5号回"
+    is three sentences, "MinIO 和 Ceph 我们还没定" and "还在纠结租 A10 还是 L4" stay one.
+    """
+    from convmem.core.dates import WEEKDAYS
+    from convmem.core.numbers import find_numbers
+
+    before = piece[pos : m.start()].strip()
+    if not before or _OPENER.fullmatch(before):
+        return False  # "算了 80那个不用管了": the opener belongs to what follows
+    tail = before[before.rfind("，") + 1 :]
+    tail = _LAST_PART.search(tail).group().strip()  # type: ignore[union-attr]
+    after = piece[m.end() :]
+    head = _HEAD.match(after).group()  # type: ignore[union-attr]
+    if len(tail) < 2 or len(head) < 2 or _LEADS_ON.search(tail) or _OPEN_FROM.search(tail):
+        return False
+    if _COUNTED_TOPIC.match(tail):
+        return False
+    if _GOES_ON.match(after) or _MODIFIER.match(after) or _OPEN_CHOICE.match(after):
+        return False
+    if after[0] in _MEASURE or (after[0].isascii() and _MEASURE_END.search(tail)):
+        return False
+    values = [v for v in find_numbers(tail) if v.type != "version" and v.value not in WEEKDAYS]
+    if values and values[0].start == 0 and values[-1].end == len(tail):
+        return False  # "9000 被占了", "0.78 有点低": the value is what the rest is about
+    if not (values or _CLOSING.search(tail) or _CJK_THEN_LATIN.search(tail)):
+        return False
+    return not any(v.start < m.start() and m.end() < v.end for v in find_numbers(piece))
+
+
 def _run_ons(piece: str) -> list[str]:
     """Chat text runs sentences together: a space between Chinese words, an emoji, a
     capitalised sentence opener after a lower-case word, a trailing question."""
     out, pos = [], 0
+    mixed = list(_MIXED_SPACE.finditer(piece)) if _CJK.search(piece) else []
     marks = sorted(
-        [*_RUN_ON.finditer(piece), *_SUBJECT_START.finditer(piece)], key=lambda m: m.start()
+        [*_RUN_ON.finditer(piece), *_SUBJECT_START.finditer(piece), *mixed],
+        key=lambda m: m.start(),
     )
     for m in marks:
         if m.start() <= pos or m.end() >= len(piece):
+            continue
+        if m.re is _MIXED_SPACE and not _mixed_space_ends(piece, pos, m):
             continue
         if piece[m.start() - 1] in ".!?" and not _ends_sentence(piece[pos : m.start()]):
             continue
