@@ -26,11 +26,21 @@ def _clauses(text: str) -> list[str]:
         "    at handler (server.js:42:13)\n    at process (node:internal/x:1:1)",
         "> Could not resolve all files for configuration",
         "Discover         $2,880   19.49% APR   min $86",
+        # lines that begin as a log's do, three or more in a row, whatever each says
+        "#14 [builder 6/7] RUN npm run build\n#14 12.81 Possible solutions:\n"
+        "#14 12.81 - Make sure optional dependencies are installed: npm i sharp",
+        "[api] listening on 3000\n[worker] keep the queue under 50\n[worker] started",
+        "12:00:01 budget is 500\n12:00:02 use the cache\n12:00:03 done",
     ],
 )
 def test_pasted_material_is_not_prose(pasted: str) -> None:
     text = f"here is what I see:\n{pasted}\nany idea?"
     assert [s.text for s in sentences(text)] == ["here is what I see:", "any idea?"]
+
+
+def test_two_log_like_lines_or_dates_that_begin_plans_stay_prose() -> None:
+    text = "[edit] keep the budget under 500\n[edit] use the cache\n2024-06-01 fly out\n2024-06-03 ok"
+    assert len(prose_lines(text)) == 4
 
 
 def test_config_like_lines_alone_stay_prose() -> None:

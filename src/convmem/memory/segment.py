@@ -128,6 +128,36 @@ class Span:
     text: str
 
 
+#: How a line of a log begins: a build step ("#14 12.81 …"), a bracketed tag
+#: ("[INFO] …", "[2024-06-01 12:00:01] …"), a clock time, a date and a time.
+_LOG_PREFIX = re.compile(
+    r"\s*(?:#\d+\s|\[[^\]\n]{1,40}\]|\d{1,2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2})"
+)
+
+
+_DIGIT_TO_0 = str.maketrans("123456789", "000000000")
+
+
+def _log_runs(lines: list[tuple[int, int, str]], kinds: list[str]) -> None:
+    """Three or more lines in a row that begin the same way a log's lines do are pasted,
+    whatever each says on its own ("#14 12.81 - Make sure optional dependencies are
+    installed: …" reads as a request)."""
+
+    def shape(line: str) -> str:
+        m = _LOG_PREFIX.match(line)
+        return "" if m is None else m.group().lstrip()[:1].translate(_DIGIT_TO_0)
+
+    i, n = 0, len(lines)
+    while i < n:
+        first = shape(lines[i][2])
+        j = i + 1
+        while first and j < n and shape(lines[j][2]) == first:
+            j += 1
+        if j - i >= 3:
+            kinds[i:j] = ["pasted"] * (j - i)
+        i = j
+
+
 def prose_lines(text: str) -> list[Span]:
     """The message's lines that are prose, pasted material left out."""
     return list(_prose_lines(text))
@@ -153,6 +183,7 @@ def _prose_lines(text: str) -> tuple[Span, ...]:
             fenced = not fenced
             continue
         kinds.append("pasted" if fenced else _line_kind(line))
+    _log_runs(lines, kinds)
     # config-looking and indented lines are pasted when they stand beside pasted lines or
     # come in a run of three or more; otherwise they are prose ("Budget: 3000")
     # (each run is read once: a pasted config of thousands of lines stays linear)
