@@ -340,6 +340,9 @@ def relate(
     if cand.retraction and reading.retract_target:
         target = reading.retract_target
         hits = [i for i in pool if _names(i, target, cand.content)]
+        # what an earlier message said before what this one says beside the withdrawal
+        # ("the sunday batch thing isn't going to work. ok scratch the batch cooking.")
+        hits = [i for i in hits if i.id not in here] or hits
         return Link("retracts", hits[-1], f"withdraws {target!r}") if hits else None
 
     # 1. a correction that names the old value: the newest item holding it
@@ -418,8 +421,13 @@ def relate(
             scored.append((score, n, item))
     scored.sort(key=lambda t: (-t[0], -t[1]))
     if reading.hearsay and scored and scored[0][0] >= 3 and cand.kind in COMPARABLE:
-        # someone else's claim against the person's own: both stand, as a dispute
-        return Link("disputes", scored[0][2], "another person's claim about the same subject")
+        # someone else's claim against the person's own: both stand, as a dispute. Held
+        # by a unit alone, the two values must be near: "she can put up to $300 toward
+        # the movers" is not the movers' $1,150, nor €180 a night the trip's €1,800
+        top = scored[0][2]
+        far = _magnitudes(cand.numbers) and _magnitudes(top.numbers)
+        if scored[0][0] >= 5 or not far or _near(cand.numbers, top.numbers):
+            return Link("disputes", top, "another person's claim about the same subject")
     if reading.correction:
         # two named subjects that share nothing are two things ("超时时间" is not "p95")
         scored = [
