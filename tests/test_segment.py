@@ -39,7 +39,9 @@ def test_pasted_material_is_not_prose(pasted: str) -> None:
 
 
 def test_two_log_like_lines_or_dates_that_begin_plans_stay_prose() -> None:
-    text = "[edit] keep the budget under 500\n[edit] use the cache\n2024-06-01 fly out\n2024-06-03 ok"
+    text = (
+        "[edit] keep the budget under 500\n[edit] use the cache\n2024-06-01 fly out\n2024-06-03 ok"
+    )
     assert len(prose_lines(text)) == 4
 
 
@@ -223,6 +225,29 @@ def test_any_text_is_safe() -> None:
     [
         # a decimal point at the start is no list mark; "1.第一条" still is
         ("0.5 it is then", ["0.5 it is then"]),
+        # two instructions, a rule after "so", a preference after "ideally", and a clause
+        # whose contraction lost its apostrophe are clauses of their own
+        (
+            "ok set pool_size to 10, leave max_overflow alone.",
+            ["set pool_size to 10", "leave max_overflow alone."],
+        ),
+        (
+            "we're pinned to 2.0.25 so dont use anything newer",
+            ["we're pinned to 2.0.25", "dont use anything newer"],
+        ),
+        (
+            "under $1,600 a month, ideally walkable to the blue line",
+            ["under $1,600 a month", "ideally walkable to the blue line"],
+        ),
+        (
+            "switch to jimp then, i dont want to fight native deps",
+            ["switch to jimp then", "i dont want to fight native deps"],
+        ),
+        # … but not an instruction and what limits it
+        (
+            "store dates as strings, for anything that's a calendar day",
+            ["store dates as strings, for anything that's a calendar day"],
+        ),
         ("1.第一条 不要用 mock", ["第一条", "不要用 mock"]),
         # "between A and B" stays whole; two clauses joined by "and" still split
         (

@@ -494,7 +494,9 @@ _SPLIT_EN = re.compile(
     r"decided|chose|picked|bought|accepted)\b))"
     r"|,\s+(?=(?:i|we|you|they|it|he|she)(?:'m|'re|'ll|'ve|'d|'s|\s+(?:am|are|is|was|were|have|has"
     r"|had|need|want|will|would|should|must|can|could|do|did|don't|didn't|prefer|booked|got|"
-    r"live|work|earn|make|think|guess))\b)"
+    r"live|work|earn|make|think|guess|dont|didnt|cant|doesnt))\b)"
+    r"|(?<!\s)\s+so\s+(?=(?:don't|dont|do not|never|always|make sure)\b)"
+    r"|,\s+(?=(?:ideally|preferably)\b)"
     r"|,\s+(?=(?:is|are|does|do|did|can|could|should|would|will|what|how|which|why|when|where|"
     r"who|any|right|or)\b[^.!]*\?\s*$)",
     re.I,
@@ -602,6 +604,16 @@ _FINITE = re.compile(
     r"|didn't|isn't|aren't|wasn't|weren't)\b|'s\b|'re\b|'m\b|'ll\b|'ve\b|'d\b|\b\w+ed\b",
     re.I,
 )
+#: A clause that starts by telling what to do ("set pool_size to 10, leave max_overflow
+#: alone": two instructions).
+_IMPERATIVE = re.compile(
+    r"(?:please\s+)?(?:use|keep|make|set|put|stick|avoid|pin|store|leave|limit|cap|stay|skip"
+    r"|drop|bump|raise|lower|turn|switch|add|remove|run|cache|retry|reply|answer|write|send)\b",
+    re.I,
+)
+_LIMITS = re.compile(
+    r"(?:for|in|on|at|with|to|from|by|of|as|except|unless|including|without|where)\b", re.I
+)
 _CLAUSE_JOIN = re.compile(r",\s+|(?<!\s)\s+and\s+(?!then\b)")
 _LEADS_IN = re.compile(
     r"^(?:if|when|once|unless|until|before|after|while|as long as|since)\b", re.I
@@ -624,7 +636,15 @@ def _two_clauses(text: str) -> list[tuple[int, int]]:
             continue
         if "and" in m.group() and _OPEN_BETWEEN.search(left):
             continue  # "torn between the back room at Rosalind's and my mom's house"
-        if _FINITE.search(left) and _FINITE.search(right) and not _LEADS_IN.match(right):
+        opener = _OPENER.match(left)
+        # an instruction is a clause of its own, but not before what limits it ("store
+        # dates as strings, for anything that's a calendar day")
+        told = _IMPERATIVE.match(left, opener.end() if opener else 0) and not _LIMITS.match(right)
+        if (
+            (_FINITE.search(left) or told)
+            and (_FINITE.search(right) or (told and _IMPERATIVE.match(right)))
+            and not _LEADS_IN.match(right)
+        ):
             out.append(m.span())
             start = m.end()
     return out
