@@ -286,6 +286,20 @@ def settled_choice(act: Act, text: str) -> int:
     return found.start("choice") if found else 0
 
 
+def _sets_a_value(text: str, values: list[Value]) -> bool:
+    """ "利用率调到0.92", "改成两千条一批": a setting given a value that is no date or
+    time (出发改成2号 moves a plan) and not told as what happened (loss降到0.3了, AGP 刚升到
+    8.2)."""
+    m = vocab.ZH_SETS_VALUE.search(text)
+    if m is None:
+        return False
+    landed = [v for v in values if v.start <= m.start("set") < v.end]
+    if not landed or landed[0].type in ("date", "time") or landed[0].value in WEEKDAYS:
+        return False
+    told = "了" in text[landed[0].end : landed[0].end + 3] or "刚" in text[: m.start()]
+    return not told and "已经" not in text[: m.start()]
+
+
 def guide_rule(
     kind: str | None, names: set[str], text: str, numbers: list[Value]
 ) -> tuple[str | None, str] | None:
@@ -322,6 +336,8 @@ def guide_rule(
         return "decision", SETTLED
     if kind in (None, "fact") and not asks and vocab.ZH_MUST.search(text):
         return "constraint", "a must (必须, 不得, 禁止)"
+    if kind in ("fact", "decision") and not asks and _sets_a_value(text, values):
+        return "constraint", "a value set for a setting (调到0.92, 改成两千条)"
     if kind is None and not asks and "act:narration" not in names:
         if "act:negated" not in names and any(
             n.bound == "upper" and n.type in ("date", "time") for n in numbers
