@@ -394,6 +394,15 @@ def test_a_value_rejected_before_a_remark_on_the_slip_is_replaced(tmp_path: Path
     assert old and all(status[c] == "superseded" for c in old), status
 
 
+def test_two_changes_side_by_side_change_two_things(tmp_path: Path) -> None:
+    """ "改成两千条一批 重试改成5次吧": the count before "重试改成" is no value it replaces
+    (another unit), so the retries said before are what it puts right."""
+    said = ["每天凌晨两点同步 一次批量5000条 失败重试3次", "改成两千条一批 重试改成5次吧"]
+    status = _statuses(tmp_path, said)
+    assert status["失败重试3次"] == "superseded", status
+    assert status["重试改成5次吧"] == "active", status
+
+
 def test_a_remark_on_a_slip_makes_the_clause_before_it_a_correction(tmp_path: Path) -> None:
     """ "是22号出发，我刚才说错了": the value before the remark replaces the one said before."""
     said = ["我们8月20号出发，去青岛玩四天", "好的。对了是22号出发，我刚才说错了"]
