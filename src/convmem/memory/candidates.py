@@ -465,15 +465,15 @@ def candidates(
         nums, conditions = number_conditions(body, values)
         if reading.correction and not reading.rejected and _INSTEAD.search(body):
             # "8080 is taken, use 3000 instead": the value the clause before names is the
-            # one this one replaces, if it measures the same thing ("改成两千条一批 重试改成
-            # 5次吧" changes two things)
+            # one this one replaces, if it is in the same unit ("改成两千条一批 重试改成5次吧"
+            # changes two things, "去年调过一次 每个月存钱改成四千吧" counts no money)
             units = {v.unit for v in values}
             rejected = [
                 v.raw
                 for v in before
                 if v.raw not in body
                 and v.type != "version"
-                and (v.unit in units or None in units or v.unit is None)
+                and v.unit in units
             ]
             reading = dataclasses.replace(reading, rejected=tuple(rejected))
         if reading.correction or clause.corrects:
