@@ -403,6 +403,18 @@ def test_two_changes_side_by_side_change_two_things(tmp_path: Path) -> None:
     assert status["重试改成5次吧"] == "active", status
 
 
+def test_a_change_that_names_its_subject_replaces_no_value_before_it(tmp_path: Path) -> None:
+    """ "batch 32, no accumulation. and lr 2e-4 instead": "instead" replaces the earlier
+    lr, not the 32 just said of the batch."""
+    said = [
+        "use batch size 32, lr 3e-4, 10 epochs",
+        "yes batch 32, no accumulation. and lr 2e-4 instead",
+    ]
+    status = _statuses(tmp_path, said)
+    assert status["lr 3e-4"] == "superseded", status
+    assert status["use batch size 32"] == "active", status
+
+
 def test_a_remark_on_a_slip_makes_the_clause_before_it_a_correction(tmp_path: Path) -> None:
     """ "是22号出发，我刚才说错了": the value before the remark replaces the one said before."""
     said = ["我们8月20号出发，去青岛玩四天", "好的。对了是22号出发，我刚才说错了"]

@@ -463,7 +463,12 @@ def candidates(
             continue
         values = [n for n in act.numbers if not _rejected_value(n, act.numbers, body)]
         nums, conditions = number_conditions(body, values)
-        if reading.correction and not reading.rejected and _INSTEAD.search(body):
+        if (
+            reading.correction
+            and not reading.rejected
+            and not reading.subject  # "and lr 2e-4 instead" after "batch 32": its own
+            and _INSTEAD.search(body)
+        ):
             # "8080 is taken, use 3000 instead": the value the clause before names is the
             # one this one replaces, if it is in the same unit ("改成两千条一批 重试改成5次吧"
             # changes two things, "去年调过一次 每个月存钱改成四千吧" counts no money)
