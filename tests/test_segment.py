@@ -243,6 +243,15 @@ def test_any_text_is_safe() -> None:
             "switch to jimp then, i dont want to fight native deps",
             ["switch to jimp then", "i dont want to fight native deps"],
         ),
+        # a choice taken, or settled as "X then", is a clause before the reason beside it
+        (
+            "going with the bigger company after all, they quoted $1,150 this time",
+            ["going with the bigger company after all", "they quoted $1,150 this time"],
+        ),
+        (
+            "logan square then, wicker park is pricier on weekends",
+            ["logan square then", "wicker park is pricier on weekends"],
+        ),
         # … but not an instruction and what limits it
         (
             "store dates as strings, for anything that's a calendar day",

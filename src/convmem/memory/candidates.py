@@ -476,9 +476,7 @@ def candidates(
             rejected = [
                 v.raw
                 for v in before
-                if v.raw not in body
-                and v.type != "version"
-                and v.unit in units
+                if v.raw not in body and v.type != "version" and v.unit in units
             ]
             reading = dataclasses.replace(reading, rejected=tuple(rejected))
         if reading.correction or clause.corrects:

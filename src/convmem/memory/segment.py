@@ -608,7 +608,11 @@ _FINITE = re.compile(
 #: alone": two instructions).
 _IMPERATIVE = re.compile(
     r"(?:please\s+)?(?:use|keep|make|set|put|stick|avoid|pin|store|leave|limit|cap|stay|skip"
-    r"|drop|bump|raise|lower|turn|switch|add|remove|run|cache|retry|reply|answer|write|send)\b",
+    r"|drop|bump|raise|lower|turn|switch|add|remove|run|cache|retry|reply|answer|write|send)\b"
+    # a choice said as what is taken ("going with the bigger company after all")
+    r"|(?:let'?s\s+)?(?:go|going|went|stick|sticking|switching)\s+(?:with|to|back)\b"
+    # or as the end of a choice ("logan square then, wicker park is pricier")
+    r"|.*\bthen$",
     re.I,
 )
 _LIMITS = re.compile(
