@@ -200,6 +200,14 @@ def test_chinese_run_ons_and_commas() -> None:
         ("用 python 3.11 的 slim", ["用 python 3.11 的 slim"]),
         ("接口这边 p99 要压到500毫秒以下", ["接口这边 p99 要压到500毫秒以下"]),
         ("算了 80那个不用管了", ["80那个不用管了"]),
+        # what follows says something of the value or the thing before it, or no more
+        ("端口 9000 已经被占了", ["端口 9000 已经被占了"]),
+        ("我觉得 3000 有点贵", ["我觉得 3000 有点贵"]),
+        ("我们决定用redis 做缓存", ["我们决定用redis 做缓存"]),
+        ("服务部署在AWS 上面", ["服务部署在AWS 上面"]),
+        ("两份 PDF 我都看了", ["两份 PDF 我都看了"]),
+        # a correction's cue after a value starts what puts it right
+        ("利率是3.85 不对 是3.95", ["利率是3.85", "是3.95"]),
     ],
 )
 def test_a_space_beside_a_number_or_latin_word_in_chinese(text: str, expected: list[str]) -> None:

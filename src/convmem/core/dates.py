@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from typing import Protocol
 
 from convmem.core.units import CN_DIGIT, Value, parse_chinese_number
@@ -229,8 +230,12 @@ def find_weekdays(f: _Finds, dates: list[tuple[int, int]]) -> None:
         if m[1] != "天" and t[m.end() : m.end() + 1] == "天":
             continue  # 一周五天: five days a week
         found.append((m.span(), WEEKDAYS[_CN_WEEKDAY_NUMBER[m[1]] - 1]))
+    starts = sorted(a for a, _ in dates)
+    ends = sorted(b for _, b in dates)
     for (start, end), name in found:
-        beside = any(a - 3 <= end <= a or b <= start <= b + 3 for a, b in dates)
+        # a date starting within 3 characters after it, or ending within 3 before it
+        after = bisect_left(starts, end) < bisect_right(starts, end + 3)
+        beside = after or bisect_left(ends, start - 3) < bisect_right(ends, start)
         if not beside and f.free(start, end):
             f.add(Value(t[start:end], "date", name, None, start, end))
 

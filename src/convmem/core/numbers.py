@@ -22,8 +22,9 @@ Everything is a pure function of the text: the same input gives the same values.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from convmem.core.dates import find_dates, find_times, find_weekdays, small_int, tail_start
 from convmem.core.units import (
@@ -203,7 +204,12 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     word = m.group().strip().lower()
     if word == "g" and pos < len(text) and text[pos] == " ":
         return None  # "3 g…": a lone g after a space is rarely grams or gigabytes
-    canonical, kind = UNIT_TABLE.get(word) or UNIT_TABLE[m.group().strip()]
+    known = UNIT_TABLE.get(word) or UNIT_TABLE.get(m.group().strip())
+    if known is None:  # "5ſ": case folding matched a letter the table does not spell
+        known = UNIT_TABLE.get(unicodedata.normalize("NFKC", word).lower())
+        if known is None:
+            return None
+    canonical, kind = known
     if word == "年" and kind == "duration" and not _YEARS_BEFORE.search(text, 0, pos):
         return None  # 2024年: a year, handled as a date or left alone
     if word == "年" and text[m.end() : m.end() + 1] == "级":
@@ -258,7 +264,7 @@ class _Finder:
         self.taken = bytearray(len(text) + 1)
 
     def free(self, start: int, end: int) -> bool:
-        if start >= end:  # an empty span is free unless it lies inside a value
+        if start >= end:  # an empty span: free unless the characters on both sides are taken
             return start <= 0 or not (self.taken[start - 1] and self.taken[start])
         return self.taken.find(1, start, end) < 0
 
@@ -268,6 +274,16 @@ class _Finder:
 
     def raw(self, start: int, end: int) -> str:
         return self.text[start:end].strip()
+
+    # what the whole text is about, asked once rather than once per value
+
+    @cached_property
+    def about_running(self) -> bool:
+        return _RUNNING.search(self.text) is not None
+
+    @cached_property
+    def about_japan(self) -> bool:
+        return JAPAN.search(self.text) is not None
 
     # --- dates, times, versions ----------------------------------------------------------
 
@@ -492,7 +508,7 @@ class _Finder:
             if (
                 m["mult"] in ("k", "K")
                 and cur_sign is None
-                and _RUNNING.search(t)
+                and self.about_running
                 and not _COUNTED_AFTER.match(t, end)
             ):
                 # "my longest run is 10k", "training for a 5K": a distance, not thousands
@@ -589,7 +605,7 @@ class _Finder:
         if cur_sign is not None:
             if unit is not None and unit[1] == "money":
                 end = unit[2]
-            if cur_sign == "CNY" and t[begin] in "¥" and JAPAN.search(t):
+            if cur_sign == "CNY" and t[begin] in "¥" and self.about_japan:
                 cur_sign = "JPY"
             return Value(t[begin:end].strip(), "money", value, cur_sign, begin, end)
         if unit is not None:

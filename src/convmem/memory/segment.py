@@ -335,11 +335,14 @@ _MIXED_SPACE = re.compile(
 _CLOSING = re.compile(r"[吧啊呢哈嘛呀啦]$")
 #: A Chinese predicate with its Latin object ("帮我写个train.py"), not "，minSdk".
 _CJK_THEN_LATIN = re.compile(r"[\u3400-\u9fff]{2}[A-Za-z][\w.+-]*$")
-#: A count before the thing counted ("两台 L4").
-_MEASURE_END = re.compile(r"[0-9零一二两三四五六七八九十百千万几][个台张块件套只条位名家部款种次]$")
 _MEASURE = "个台张块件套只条位名家部款种次处份篇行项段页层"
-#: The words before a space run from the last comma or colon.
+_COUNT = rf"[0-9零一二两三四五六七八九十百千万几]+[{_MEASURE}]"
+#: A count before the thing counted ("两台 L4"), and said as the topic ("两个 yml 我对比过").
+_MEASURE_END = re.compile(rf"{_COUNT}$")
+_COUNTED_TOPIC = re.compile(rf"^{_COUNT}\s*[A-Za-z][\w.+-]*$")
+#: The words before a space, from the last comma or colon (at most this far back).
 _LAST_PART = re.compile(r"[^，,、；;：:（(]*$")
+_REACH = 60
 #: What leads into the words after it (和, 从, 改成, 的…) …
 _LEADS_ON = re.compile(
     r"(?:和|跟|与|或|或者|还是|及|以及|把|被|对|给|在|从|到|用|是|为|设|改成|调到|换成|改到|降到|升到"
@@ -353,49 +356,65 @@ _GOES_ON = re.compile(
 )
 #: A short modifier of what came before ("4 核 8G 的", "64G 内存的").
 _MODIFIER = re.compile(r"[^\s，,。！!？?；;]{0,4}\s?的(?=[\s，,。！!？?；;]|$)")
-#: A count and the Latin thing counted, said as the topic ("两个 yml 我对比过…").
-_COUNTED_TOPIC = re.compile(
-    r"^[0-9零一二两三四五六七八九十百千万几]+[个台张块件套只条位名家部款种次]\s*[A-Za-z][\w.+-]*$"
-)
 #: "从 3.9 升上来": a "from" whose "to" has not come yet.
 _OPEN_FROM = re.compile(r"从(?!.*[到至])")
-_HEAD = re.compile(r"[^\s，,。！!？?；;：:]*")
+#: What follows a space, up to the next punctuation (at most ``_REACH`` characters).
+_HEAD = re.compile(r"[^，,。！!？?；;：:]*")
+_LATIN = re.compile(r"[A-Za-z]")
 
 
-def _mixed_space_ends(piece: str, pos: int, m: re.Match[str]) -> bool:
-    """Whether a space between Chinese and a number or Latin word ends a sentence.
-
-    The words before it (from the last comma) must be said in full: a value, a closing
-    particle, or a predicate with its Latin object; they must not lead into what follows
-    (和, 从, 的, 改成), and what follows must not go on from them (左右, 就行, 比, 起, a
-    measure word after a number, a short "…的"), nor say that the options are open. A
-    space inside a value ("30 分钟") never ends anything. So "那就西安吧 10月2号出发 5号回"
-    is three sentences, "MinIO 和 Ceph 我们还没定" and "还在纠结租 A10 还是 L4" stay one.
-    """
+def _values_of(text: str) -> list[object]:
+    """The values of ``text`` that say something: no version, no day of the week."""
     from convmem.core.dates import WEEKDAYS
     from convmem.core.numbers import find_numbers
 
-    before = piece[pos : m.start()].strip()
-    if not before or _OPENER.fullmatch(before):
+    return [v for v in find_numbers(text) if v.type != "version" and v.value not in WEEKDAYS]
+
+
+def _value_owner(piece: str) -> list[int]:
+    """For each character of ``piece``, the index of the value it is part of (-1: none)."""
+    from convmem.core.numbers import find_numbers
+
+    owner = [-1] * len(piece)
+    for n, v in enumerate(find_numbers(piece)):
+        owner[v.start : v.end] = [n] * (v.end - v.start)
+    return owner
+
+
+def _mixed_space_ends(piece: str, pos: int, m: re.Match[str], owner: list[int]) -> bool:
+    """Whether a space between Chinese and a number or Latin word ends a sentence.
+
+    The words before it (from the last comma) must be said in full: a value, a closing
+    particle, or a predicate with its Latin object; and what follows must hold a value
+    or a Latin word of its own, or start a correction ("利率是3.85 不对 是3.95"). Never
+    when the words before lead into what follows (和, 从, 的, 改成), when what follows
+    goes on from them (左右, 就行, 比, 起, a measure word after a number, a short "…的"),
+    says the options are open, or is said about a value alone ("9000 被占了"), nor inside
+    a value ("30 分钟"). So "那就西安吧 10月2号出发 5号回" is three sentences, while
+    "MinIO 和 Ceph 我们还没定", "端口 9000 已经被占了" and "我们用Python 开发" stay one.
+    Each test reads a bounded stretch around the space.
+    """
+    a, b = m.start(), m.end()
+    if 0 <= owner[a - 1] == owner[b]:
+        return False  # inside a value
+    if a - pos <= 24 and _OPENER.fullmatch(piece[pos:a].strip()):
         return False  # "算了 80那个不用管了": the opener belongs to what follows
-    tail = before[before.rfind("，") + 1 :]
-    tail = _LAST_PART.search(tail).group().strip()  # type: ignore[union-attr]
-    after = piece[m.end() :]
-    head = _HEAD.match(after).group()  # type: ignore[union-attr]
+    tail = _LAST_PART.search(piece, max(pos, a - _REACH), a).group().strip()  # type: ignore[union-attr]
+    head = _HEAD.match(piece, b, b + _REACH).group()  # type: ignore[union-attr]
     if len(tail) < 2 or len(head) < 2 or _LEADS_ON.search(tail) or _OPEN_FROM.search(tail):
         return False
-    if _COUNTED_TOPIC.match(tail):
+    if _COUNTED_TOPIC.match(tail) or _GOES_ON.match(piece, b) or _MODIFIER.match(piece, b):
         return False
-    if _GOES_ON.match(after) or _MODIFIER.match(after) or _OPEN_CHOICE.match(after):
+    if _OPEN_CHOICE.match(piece, b):
         return False
-    if after[0] in _MEASURE or (after[0].isascii() and _MEASURE_END.search(tail)):
+    if piece[b] in _MEASURE or (piece[b].isascii() and _MEASURE_END.search(tail)):
         return False
-    values = [v for v in find_numbers(tail) if v.type != "version" and v.value not in WEEKDAYS]
-    if values and values[0].start == 0 and values[-1].end == len(tail):
+    values = _values_of(tail)
+    if values and values[0].start == 0 and values[-1].end == len(tail):  # type: ignore[attr-defined]
         return False  # "9000 被占了", "0.78 有点低": the value is what the rest is about
     if not (values or _CLOSING.search(tail) or _CJK_THEN_LATIN.search(tail)):
         return False
-    return not any(v.start < m.start() and m.end() < v.end for v in find_numbers(piece))
+    return bool(_LATIN.search(head) or _values_of(head) or _CORRECTS_NEXT.match(head))
 
 
 def _run_ons(piece: str) -> list[str]:
@@ -403,6 +422,7 @@ def _run_ons(piece: str) -> list[str]:
     capitalised sentence opener after a lower-case word, a trailing question."""
     out, pos = [], 0
     mixed = list(_MIXED_SPACE.finditer(piece)) if _CJK.search(piece) else []
+    owner = _value_owner(piece) if mixed else []
     marks = sorted(
         [*_RUN_ON.finditer(piece), *_SUBJECT_START.finditer(piece), *mixed],
         key=lambda m: m.start(),
@@ -410,7 +430,7 @@ def _run_ons(piece: str) -> list[str]:
     for m in marks:
         if m.start() <= pos or m.end() >= len(piece):
             continue
-        if m.re is _MIXED_SPACE and not _mixed_space_ends(piece, pos, m):
+        if m.re is _MIXED_SPACE and not _mixed_space_ends(piece, pos, m, owner):
             continue
         if piece[m.start() - 1] in ".!?" and not _ends_sentence(piece[pos : m.start()]):
             continue
