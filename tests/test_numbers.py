@@ -352,3 +352,10 @@ def test_a_text_of_many_values_finds_each_of_them(piece: str) -> None:
     values = find_numbers(piece * 2000)
     assert len(values) == len(find_numbers(piece)) * 2000
     assert [v.start for v in values] == sorted(v.start for v in values)
+
+
+def test_a_unit_matched_by_case_folding_is_read_not_raised() -> None:
+    # "ſ" (long s) matches the unit pattern's "s" under IGNORECASE but is not in the
+    # unit table as written: it is read as seconds instead of raising KeyError
+    (value,) = find_numbers("5ſ")
+    assert (value.type, value.value, value.unit) == ("duration", 5.0, "s")

@@ -300,6 +300,20 @@ def _names(item: MemoryItem, target: str, clause: str) -> bool:
     return bool(pairs & subjects.content_words(item.content))
 
 
+#: Another person's own share of a cost ("chip in $5k", "她可以出两千").
+_CONTRIBUTES = re.compile(
+    r"\b(?:towards?|chip(?:ping)? in|pitch(?:ing)? in|contribut\w*|put (?:up|in))\b"
+    r"|(?:可以|能|愿意|会|帮)出(?:[\d一二两三四五六七八九十百千万]|钱|一部分)|承担|赞助|补贴",
+    re.I,
+)
+_PER = re.compile(r"^(?:per|a|an|each|every)\s+\w+|^/|^每", re.I)
+
+
+def _rate(numbers: Sequence[dict[str, object]]) -> bool:
+    """Whether a value is said per something (a night, 每晚, /month)."""
+    return any(_PER.search(c) for c in _conditions(numbers))
+
+
 def _conditions(numbers: Sequence[dict[str, object]]) -> set[str]:
     out: set[str] = set()
     for n in numbers:
@@ -340,10 +354,17 @@ def relate(
     if cand.retraction and reading.retract_target:
         target = reading.retract_target
         hits = [i for i in pool if _names(i, target, cand.content)]
-        # what an earlier message said before what this one says beside the withdrawal
-        # ("the sunday batch thing isn't going to work. ok scratch the batch cooking.")
-        hits = [i for i in hits if i.id not in here] or hits
-        return Link("retracts", hits[-1], f"withdraws {target!r}") if hits else None
+        if not hits:
+            return None
+        # the item the target's words name best, the newest of those: "scratch the batch
+        # cooking" is "I'd rather batch cook on sundays", not "the sunday batch thing
+        # isn't going to work" said just before it
+        stems = [w[:4] for w in _TOKEN.findall(target.lower()) if len(w) >= 4]
+        best = max(
+            range(len(hits)),
+            key=lambda n: (sum(w in hits[n].content.lower() for w in stems), n),
+        )
+        return Link("retracts", hits[best], f"withdraws {target!r}")
 
     # 1. a correction that names the old value: the newest item holding it
     if reading.rejected:
@@ -421,13 +442,14 @@ def relate(
             scored.append((score, n, item))
     scored.sort(key=lambda t: (-t[0], -t[1]))
     if reading.hearsay and scored and scored[0][0] >= 3 and cand.kind in COMPARABLE:
-        # someone else's claim against the person's own: both stand, as a dispute. Held
-        # by a unit alone, the two values must be near: "she can put up to $300 toward
-        # the movers" is not the movers' $1,150, nor €180 a night the trip's €1,800
+        # someone else's claim against the person's own: both stand, as a dispute; but
+        # what the other person puts in is their share, not a claim about the thing ("she
+        # can put up to $300 toward the movers", "她说房租她可以出两千"), and a rate is no
+        # total (€180 a night against the trip's €1,800)
         top = scored[0][2]
-        far = _magnitudes(cand.numbers) and _magnitudes(top.numbers)
-        if scored[0][0] >= 5 or not far or _near(cand.numbers, top.numbers):
-            return Link("disputes", top, "another person's claim about the same subject")
+        if _CONTRIBUTES.search(cand.content) or _rate(cand.numbers) != _rate(top.numbers):
+            return None
+        return Link("disputes", top, "another person's claim about the same subject")
     if reading.correction:
         # two named subjects that share nothing are two things ("超时时间" is not "p95")
         scored = [
