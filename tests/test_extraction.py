@@ -556,10 +556,7 @@ def test_a_chinese_must_is_a_rule_but_had_to_is_not() -> None:
     assert had_to.rule != "a must (必须, 不得, 禁止)"
 
 
-SETS_A_VALUE = "a value set for a setting (调到0.92, 改成两千条)"
-
-
-@pytest.mark.parametrize("message", ["那利用率调到0.92吧", "batch size降到8", "每月存的提到7000"])
+@pytest.mark.parametrize("message", ["那利用率调到0.92吧", "batch size降到8", "学习率调到0.92吧"])
 def test_a_value_set_for_a_setting_is_a_rule(message: str) -> None:
     from convmem.memory.acts import classify
 
@@ -567,10 +564,20 @@ def test_a_value_set_for_a_setting_is_a_rule(message: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "message", ["出发改成2号", "loss降到0.3了", "AGP 刚升到 8.2", "看房改到后天了"]
+    "message",
+    [
+        "出发改成2号",
+        "loss降到0.3了",
+        "AGP 刚升到 8.2",
+        "看房改到后天了",
+        "他在会上提到3个方案",
+        "公司给到30万年薪",
+        "他们把价格降到199",
+        "我的体重降到60公斤",
+    ],
 )
 def test_a_plan_moved_or_a_value_reached_is_no_setting(message: str) -> None:
-    from convmem.memory.acts import classify
+    from convmem.memory.acts import SETS_A_VALUE, classify
 
     assert classify(message).rule != SETS_A_VALUE
 

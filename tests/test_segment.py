@@ -29,8 +29,9 @@ def _clauses(text: str) -> list[str]:
         # lines that begin as a log's do, three or more in a row, whatever each says
         "#14 [builder 6/7] RUN npm run build\n#14 12.81 Possible solutions:\n"
         "#14 12.81 - Make sure optional dependencies are installed: npm i sharp",
-        "[api] listening on 3000\n[worker] keep the queue under 50\n[worker] started",
-        "12:00:01 budget is 500\n12:00:02 use the cache\n12:00:03 done",
+        "[INFO] budget is 500\n[INFO] use the cache for sessions\n[WARN] keep the pool at 10",
+        "2024-06-01 12:00:01 budget is 500\n2024-06-01 12:00:02 use the cache\n"
+        "2024-06-01 12:00:03 keep the pool at 10",
     ],
 )
 def test_pasted_material_is_not_prose(pasted: str) -> None:
@@ -38,11 +39,16 @@ def test_pasted_material_is_not_prose(pasted: str) -> None:
     assert [s.text for s in sentences(text)] == ["here is what I see:", "any idea?"]
 
 
-def test_two_log_like_lines_or_dates_that_begin_plans_stay_prose() -> None:
-    text = (
-        "[edit] keep the budget under 500\n[edit] use the cache\n2024-06-01 fly out\n2024-06-03 ok"
-    )
-    assert len(prose_lines(text)) == 4
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["[ ] book a hotel under $200 a night", "[ ] rent a car for 3 days", "[x] flights booked"],
+        ["#1 keep it under $1,500", "#2 no more than 2 hours of driving", "#3 pet friendly"],
+        ["[张三] 预算最多5000", "[李四] 不要住青旅", "[王五] 6月5号出发"],
+    ],
+)
+def test_lists_people_type_that_begin_alike_stay_prose(lines: list[str]) -> None:
+    assert len(prose_lines("\n".join(lines))) == 3
 
 
 def test_config_like_lines_alone_stay_prose() -> None:

@@ -409,13 +409,16 @@ ZH_SETTING = re.compile(
     _I,
 )
 
-#: A Chinese must: a rule however the rest of the clause reads ("连接池大小必须是 50").
-#: A value set for a setting in Chinese ("利用率调到0.92", "改成两千条一批", "池子开到50"):
-#: where the value lands ``set`` begins (read with its numbers, see ``acts.guide_rule``).
+#: A value set for a setting in Chinese ("利用率调到0.92吧", "batch size降到8"): where the
+#: value lands ``set`` begins (read with its numbers, see ``acts.guide_rule``).
 ZH_SETS_VALUE = re.compile(
-    r"(?:改成|改为|改到|调到|调成|调为|降到|升到|提到|设成|设为|设置为|设到|开到|给到|定为|定成)\s*"
+    r"(?:改成|改为|改到|换成|调到|调成|调为|降到|升到|设成|设为|设置为|设到|定为|定成)\s*"
     r"(?P<set>[\d零一二两三四五六七八九十百千万半])"
 )
+#: … said as an instruction: a closing 吧 or 就行, or a setting's Latin name before it.
+ZH_SETS_SAID = re.compile(r"(?:吧|就行|就好|就可以|试试|看看)[。！!~～\s]*$")
+ZH_SETTING_NAME = re.compile(r"[A-Za-z_][\w.\-]*\s*$")
+#: A Chinese must: a rule however the rest of the clause reads ("连接池大小必须是 50").
 ZH_MUST = re.compile(r"必须|务必|不得(?!不)|不准|不许|禁止|一律|严禁")  # 不得不: "had to"
 #: A bare no ("不，先不要。", "算了"): an answer, with nothing of its own to remember.
 BARE_NO = re.compile(

@@ -286,10 +286,14 @@ def settled_choice(act: Act, text: str) -> int:
     return found.start("choice") if found else 0
 
 
+#: The rule of a value set for a setting (see :func:`_sets_a_value`).
+SETS_A_VALUE = "a value set for a setting (调到0.92吧, batch size降到8)"
+
+
 def _sets_a_value(text: str, values: list[Value]) -> bool:
-    """ "利用率调到0.92", "改成两千条一批": a setting given a value that is no date or
-    time (出发改成2号 moves a plan) and not told as what happened (loss降到0.3了, AGP 刚升到
-    8.2)."""
+    """ "利用率调到0.92吧", "batch size降到8": a setting given a value that is no date or
+    time (出发改成2号 moves a plan), said as an instruction, not told as what happened
+    (loss降到0.3了, AGP 刚升到 8.2, 他们把价格降到199)."""
     m = vocab.ZH_SETS_VALUE.search(text)
     if m is None:
         return False
@@ -297,7 +301,9 @@ def _sets_a_value(text: str, values: list[Value]) -> bool:
     if not landed or landed[0].type in ("date", "time") or landed[0].value in WEEKDAYS:
         return False
     told = "了" in text[landed[0].end : landed[0].end + 3] or "刚" in text[: m.start()]
-    return not told and "已经" not in text[: m.start()]
+    if told or "已经" in text[: m.start()]:
+        return False
+    return bool(vocab.ZH_SETS_SAID.search(text) or vocab.ZH_SETTING_NAME.search(text, 0, m.start()))
 
 
 def guide_rule(
@@ -336,8 +342,8 @@ def guide_rule(
         return "decision", SETTLED
     if kind in (None, "fact") and not asks and vocab.ZH_MUST.search(text):
         return "constraint", "a must (必须, 不得, 禁止)"
-    if kind in ("fact", "decision") and not asks and _sets_a_value(text, values):
-        return "constraint", "a value set for a setting (调到0.92, 改成两千条)"
+    if kind != "constraint" and not asks and _sets_a_value(text, values):
+        return "constraint", SETS_A_VALUE
     if kind is None and not asks and "act:narration" not in names:
         if "act:negated" not in names and any(
             n.bound == "upper" and n.type in ("date", "time") for n in numbers

@@ -18,6 +18,7 @@ retraction ("forget the parking thing") retracts the item it names
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -51,6 +52,20 @@ class ExtractionReport:
     retracted: int = 0
     failed: int = 0
     items: list[str] = field(default_factory=list)
+
+
+_LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+
+
+def _bare_value(cand: Candidate) -> bool:
+    """A clause that is a value and a verb of change at most ("改成1800吧", "换成 9100")."""
+    if not cand.numbers:
+        return False
+    rest = cand.content
+    for n in cand.numbers:
+        rest = rest.replace(str(n["raw"]), " ")
+    return not _LATIN_WORD.search(rest) and len(_CJK_CHAR.findall(rest)) <= 4
 
 
 class Extractor:
@@ -228,10 +243,11 @@ class Extractor:
             cand.kind = link.target.kind
         if link is not None and link.relation == "supersedes" and not cand.topic:
             # "make it 60s" is about what it puts right: a later correction of the
-            # request timeout must find it by that subject; a new value for a limit
-            # ("改成1800吧" after "每天最多吃1500大卡") is the limit, not a choice
+            # request timeout must find it by that subject; a bare new value for a limit
+            # ("改成1800吧" after "每天最多吃1500大卡") is the limit, not a choice (unlike
+            # "let's book the Hilton at $180 a night" after a budget)
             cand.topic = link.target.topic
-            if cand.kind == "decision" and link.target.kind == "constraint" and cand.numbers:
+            if cand.kind == "decision" and link.target.kind == "constraint" and _bare_value(cand):
                 cand.kind = "constraint"
         content_hash = dedupe_key(f"{cand.kind}\n{cand.content}")
         same = self.store.items_with_hash(session_id, content_hash)

@@ -128,10 +128,13 @@ class Span:
     text: str
 
 
-#: How a line of a log begins: a build step ("#14 12.81 …"), a bracketed tag
-#: ("[INFO] …", "[2024-06-01 12:00:01] …"), a clock time, a date and a time.
+#: How a line of a log begins: a build step ("#14 12.81 …", "#5 [builder 2/7]"), a level
+#: or a time in brackets ("[INFO] …", "[2024-06-01 12:00:01] …"), a clock time with its
+#: seconds, a date and such a time (a plan's "2024-10-01 09:00 出发" is no log).
 _LOG_PREFIX = re.compile(
-    r"\s*(?:#\d+\s|\[[^\]\n]{1,40}\]|\d{1,2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2})"
+    r"\s*(?:#\d+ (?:\[|\d+(?:\.\d+)? |DONE|CACHED|ERROR|extracting|sha256|resolve|transferring)"
+    r"|\[(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]"
+    r"|\[\d[\d/:.,T -]{6,30}\]|\d{1,2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}:\d{2})"
 )
 
 
@@ -515,7 +518,7 @@ _SPLIT_EN = re.compile(
     r"|,\s+(?=(?:i|we|you|they|it|he|she)(?:'m|'re|'ll|'ve|'d|'s|\s+(?:am|are|is|was|were|have|has"
     r"|had|need|want|will|would|should|must|can|could|do|did|don't|didn't|prefer|booked|got|"
     r"live|work|earn|make|think|guess|dont|didnt|cant|doesnt))\b)"
-    r"|(?<!\s)\s+so\s+(?=(?:don't|dont|do not|never|always|make sure)\b)"
+    r"|(?<!\s)\s+so\s+(?=(?:don't|dont|do not|make sure)\b)"
     r"|,\s+(?=(?:ideally|preferably)\b)"
     r"|,\s+(?=(?:is|are|does|do|did|can|could|should|would|will|what|how|which|why|when|where|"
     r"who|any|right|or)\b[^.!]*\?\s*$)",
@@ -636,7 +639,9 @@ _IMPERATIVE = re.compile(
     re.I,
 )
 _LIMITS = re.compile(
-    r"(?:for|in|on|at|with|to|from|by|of|as|except|unless|including|without|where)\b", re.I
+    r"(?:for|in|on|at|with|to|from|by|of|as|except|unless|including|without|where|otherwise"
+    r"|or|and|but|so|because|since)\b",
+    re.I,
 )
 _CLAUSE_JOIN = re.compile(r",\s+|(?<!\s)\s+and\s+(?!then\b)")
 _LEADS_IN = re.compile(
