@@ -359,3 +359,11 @@ def test_a_unit_matched_by_case_folding_is_read_not_raised() -> None:
     # unit table as written: it is read as seconds instead of raising KeyError
     (value,) = find_numbers("5ſ")
     assert (value.type, value.value, value.unit) == ("duration", 5.0, "s")
+
+
+@pytest.mark.parametrize(
+    "text", ["she doesnt want to spend more than €180 a night", "i dont pay more than $50"]
+)
+def test_a_negation_typed_without_its_apostrophe_makes_more_than_a_ceiling(text: str) -> None:
+    (value,) = find_numbers(text)
+    assert value.bound == "upper"

@@ -45,6 +45,11 @@ def test_pasted_material_is_not_prose(pasted: str) -> None:
         ["[ ] book a hotel under $200 a night", "[ ] rent a car for 3 days", "[x] flights booked"],
         ["#1 keep it under $1,500", "#2 no more than 2 hours of driving", "#3 pet friendly"],
         ["[张三] 预算最多5000", "[李四] 不要住青旅", "[王五] 6月5号出发"],
+        [
+            "2024-10-01 09:00 fly to Xi'an",
+            "2024-10-01 14:00 hotel, under $120 a night",
+            "2024-10-02 10:00 terracotta army",
+        ],
     ],
 )
 def test_lists_people_type_that_begin_alike_stay_prose(lines: list[str]) -> None:

@@ -134,7 +134,8 @@ _LOWER_BEFORE = re.compile(
     re.I,
 )
 _NEGATION = re.compile(
-    r"\b(?:not|never|no|nothing|can't|cannot|don't|won't|shouldn't|mustn't|isn't|aren't|without)\b"
+    r"\b(?:not|never|no|nothing|can't|cannot|don't|won't|shouldn't|mustn't|isn't|aren't|without"
+    r"|doesn't|didn't|cant|dont|doesnt|didnt|wont|shouldnt|isnt|arent)\b"
     r"|不|别|没|勿",
     re.I,
 )

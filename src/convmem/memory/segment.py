@@ -28,7 +28,9 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _PASTED_START = re.compile(
     "|".join(
         (
-            r"^\s*\[?\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{1,2}:\d{2}",  # 2024-03-15 10:22 …
+            # 2024-03-15 10:22:01 …, 2024-03-15 10:22 INFO …; not a plan's "2024-10-01 09:00 fly"
+            r"^\s*\[?\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{1,2}:\d{2}(?::\d{2}|\S*\s+(?:INFO|WARN|WARNING"
+            r"|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b)",
             r"^\s*\[?\d{1,2}:\d{2}:\d{2}",  # 10:22:01 …
             r"^\s*[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}",  # syslog
             r"^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?[\s:|]",
