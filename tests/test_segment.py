@@ -169,6 +169,11 @@ def test_chinese_run_ons_and_commas() -> None:
     # a run that only says the choice before it is open stays with it
     assert _clauses("去成都还是重庆 没定 你帮我看看") == ["去成都还是重庆 没定", "你帮我看看"]
     assert _clauses("先住酒店 还没想好要不要租房") == ["先住酒店", "还没想好要不要租房"]
+    # … and said before the options, it stays with them
+    assert _clauses("还有个事没想好 年终奖是提前还房贷还是买理财") == [
+        "还有个事没想好 年终奖是提前还房贷还是买理财"
+    ]
+    assert _clauses("我还没想好 你先帮我查下天气") == ["我还没想好", "你先帮我查下天气"]
     # a condition leads into what follows; "不是…而是…" is one correction
     assert _clauses("在1万QPS下，p95必须低于200毫秒。") == ["在1万QPS下，p95必须低于200毫秒。"]
     assert _clauses("不是 loguru，而是 structlog") == ["不是 loguru，而是 structlog"]

@@ -251,6 +251,11 @@ _UNDECIDED = (
     r"|还不确定|拿不定主意)(?:[\s。，,！!~～]|$)"
 )
 _OPEN_CHOICE = re.compile(_UNDECIDED)
+#: … said before the options instead ("还没想好 A还是B").
+_UNDECIDED_END = re.compile(
+    r"(?:没想好|没定|没决定|没确定|没商量好|没考虑好|在纠结|拿不定主意|不确定)$"
+)
+_CHOICE_AHEAD = re.compile(r"[^，,。！!？?；;]*(?:还是|或者|要不要)")
 _NOT_THIS = re.compile(r"不是[^\s，,。]{1,20}$")
 _NOT_THAT = re.compile(r"不是[^\s，,。]{1,8}(?:[\s，,。！!]|$)")
 #: Where run-on chat text starts a new sentence with no punctuation before it.
@@ -437,6 +442,10 @@ def _run_ons(piece: str) -> list[str]:
             continue
         if m.re is _MIXED_SPACE and not _mixed_space_ends(piece, pos, m, owner):
             continue
+        if _UNDECIDED_END.search(
+            piece, max(pos, m.start() - 12), m.start()
+        ) and _CHOICE_AHEAD.match(piece, m.end(), m.end() + _REACH):
+            continue  # "还有个事没想好 年终奖是提前还房贷还是买理财": the choice left open
         if piece[m.start() - 1] in ".!?" and not _ends_sentence(piece[pos : m.start()]):
             continue
         if m.re is _SUBJECT_START:
