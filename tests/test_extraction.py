@@ -556,6 +556,22 @@ def test_a_chinese_must_is_a_rule_but_had_to_is_not() -> None:
     assert had_to.rule != "a must (必须, 不得, 禁止)"
 
 
+@pytest.mark.parametrize("message", ["要有阳台", "得有电梯", "一定要有停车位。"])
+def test_what_an_option_must_have_is_a_rule(message: str) -> None:
+    from convmem.memory.acts import classify
+
+    assert classify(message).kind == "constraint"
+
+
+@pytest.mark.parametrize(
+    "message", ["要有人帮忙吗", "要有空的话一起吃饭", "要有阳台的那套，还是没阳台的"]
+)
+def test_asking_whether_there_is_is_no_rule(message: str) -> None:
+    from convmem.memory.acts import classify
+
+    assert classify(message).rule != "a requirement: it must have (要有阳台)"
+
+
 @pytest.mark.parametrize("message", ["那利用率调到0.92吧", "batch size降到8", "学习率调到0.92吧"])
 def test_a_value_set_for_a_setting_is_a_rule(message: str) -> None:
     from convmem.memory.acts import classify

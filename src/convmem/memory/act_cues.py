@@ -409,6 +409,11 @@ ZH_SETTING = re.compile(
     _I,
 )
 
+#: A requirement an option must meet, said as "it must have" ("要有阳台", "得有电梯").
+#: (not "要有空的话…", if there is time, nor "要有人帮忙吗", a question)
+ZH_MUST_HAVE = re.compile(
+    r"^(?!.*的话)(?:一定|必须)?(?:要|得|需要)有(?!空|时间|人)[^吗呢么？?，,。]{1,12}[。！!]?$"
+)
 #: A value set for a setting in Chinese ("利用率调到0.92吧", "batch size降到8"): where the
 #: value lands ``set`` begins (read with its numbers, see ``acts.guide_rule``).
 ZH_SETS_VALUE = re.compile(

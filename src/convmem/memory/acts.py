@@ -342,6 +342,8 @@ def guide_rule(
         return "decision", SETTLED
     if kind in (None, "fact") and not asks and vocab.ZH_MUST.search(text):
         return "constraint", "a must (必须, 不得, 禁止)"
+    if kind in (None, "fact") and not asks and vocab.ZH_MUST_HAVE.match(text):
+        return "constraint", "a requirement: it must have (要有阳台)"
     if kind != "constraint" and not asks and _sets_a_value(text, values):
         return "constraint", SETS_A_VALUE
     if kind is None and not asks and "act:narration" not in names:
