@@ -20,6 +20,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from convmem.core.units import Value
 
 # --- pasted material ----------------------------------------------------------------------
 
@@ -373,7 +377,7 @@ _HEAD = re.compile(r"[^，,。！!？?；;：:]*")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
-def _values_of(text: str) -> list[object]:
+def _values_of(text: str) -> list[Value]:
     """The values of ``text`` that say something: no version, no day of the week."""
     from convmem.core.dates import WEEKDAYS
     from convmem.core.numbers import find_numbers
@@ -420,7 +424,7 @@ def _mixed_space_ends(piece: str, pos: int, m: re.Match[str], owner: list[int]) 
     if piece[b] in _MEASURE or (piece[b].isascii() and _MEASURE_END.search(tail)):
         return False
     values = _values_of(tail)
-    if values and values[0].start == 0 and values[-1].end == len(tail):  # type: ignore[attr-defined]
+    if values and values[0].start == 0 and values[-1].end == len(tail):
         return False  # "9000 被占了", "0.78 有点低": the value is what the rest is about
     if not (values or _CLOSING.search(tail) or _CJK_THEN_LATIN.search(tail)):
         return False
