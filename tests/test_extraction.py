@@ -415,6 +415,14 @@ def test_a_change_that_names_its_subject_replaces_no_value_before_it(tmp_path: P
     assert status["use batch size 32"] == "active", status
 
 
+def test_a_bare_count_of_what_a_value_counts_changes_it(tmp_path: Path) -> None:
+    """ "drop workers to 2 per pod": 2 counts workers, as "4 uvicorn workers" does."""
+    said = ["we run 4 uvicorn workers per pod and pool_size is 5", "ok drop workers to 2 per pod"]
+    status = _statuses(tmp_path, said)
+    assert status["we run 4 uvicorn workers per pod"] == "superseded", status
+    assert status["pool_size is 5"] == "active", status
+
+
 def test_a_remark_on_a_slip_makes_the_clause_before_it_a_correction(tmp_path: Path) -> None:
     """ "是22号出发，我刚才说错了": the value before the remark replaces the one said before."""
     said = ["我们8月20号出发，去青岛玩四天", "好的。对了是22号出发，我刚才说错了"]

@@ -367,3 +367,8 @@ def test_a_unit_matched_by_case_folding_is_read_not_raised() -> None:
 def test_a_negation_typed_without_its_apostrophe_makes_more_than_a_ceiling(text: str) -> None:
     (value,) = find_numbers(text)
     assert value.bound == "upper"
+
+
+def test_a_lower_case_may_after_are_is_the_month() -> None:
+    first = find_numbers("dates are may 22 to 27")[0]
+    assert (first.type, first.value) == ("date", "05-22")

@@ -65,7 +65,8 @@ _EN_ORDINAL_DAY = re.compile(
 _END_OF = re.compile(r"\bend of\s+(\d{4})\b", re.I)
 #: Words after which a lower-case "may 5" is the month: a modal never follows them.
 _DATE_LEAD = re.compile(
-    r"\b(?:on|by|before|until|till|til|from|since|due|is|was|be|to|at|for|after|around|of|it's|its"
+    r"\b(?:on|by|before|until|till|til|from|since|due|is|are|was|were|be|to|at|for|after|around|of"
+    r"|it's|its"
     r"|thru|through)\s*$",
     re.I,
 )

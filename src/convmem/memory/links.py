@@ -397,6 +397,7 @@ def relate(
     if not pool:
         return None
     units, values, types = _units(cand.numbers), _values(cand.numbers), _types(cand.numbers)
+    counted = cand.topic if _counts(cand.numbers) and " " not in cand.topic else ""
     names = set(reading.names)
     categories = {subjects.category(n) for n in names} - {None}
     scored: list[tuple[int, int, MemoryItem]] = []
@@ -415,8 +416,11 @@ def relate(
             named.add(item.id)
             score += 3
         item_units = _units(item.numbers)
-        same_unit = bool(units & item_units) or (
-            bool(types & _types(item.numbers)) and not _apart(cand.numbers, item.numbers)
+        same_unit = (
+            bool(units & item_units)
+            or (bool(types & _types(item.numbers)) and not _apart(cand.numbers, item.numbers))
+            # "drop workers to 2 per pod": a bare count of what "4 uvicorn workers" counts
+            or bool(counted and counted in item_units)
         )
         if values and item.numbers and not (values - _values(item.numbers)):
             continue  # restates the same value

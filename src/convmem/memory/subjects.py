@@ -118,7 +118,7 @@ _SUBJECT_AFTER_VERB = re.compile(
     r"\b(?:keep|set|make|cap|limit|put|bump|raise|lower|change|switch|move|increase|decrease"
     # "budget" is a verb at the start or after a subject ("let's budget 3 hours"), a
     # noun after anything else ("the cabin budget went up")
-    r"|reduce|drop|push|pin|lock|fix|hold|leave"
+    r"|reduce|drop|cut|trim|push|pin|lock|fix|hold|leave"
     # done by someone else: "landlord pushed move in back to may 8"
     r"|pushed|moved|bumped|shifted|raised|lowered|changed|switched|dropped"
     r"|(?:(?<![\w'] )|(?<=let's )|(?<=lets )|(?<=we )|(?<=i )|(?<=to ))budget)\s+"
