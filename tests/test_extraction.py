@@ -423,6 +423,19 @@ def test_a_bare_count_of_what_a_value_counts_changes_it(tmp_path: Path) -> None:
     assert status["pool_size is 5"] == "active", status
 
 
+def test_switching_to_the_option_not_taken_changes_the_choice(tmp_path: Path) -> None:
+    """ "switch to jimp" after "lets go with sharp over jimp"; a goal revised to a value."""
+    said = [
+        "lets go with sharp over jimp",
+        "goal weight is 175 lb.",
+        "ok switch to jimp then",
+        "I'm revising my goal to 180",
+    ]
+    status = _statuses(tmp_path, said)
+    assert status["lets go with sharp over jimp"] == "superseded", status
+    assert status["goal weight is 175 lb."] == "superseded", status
+
+
 def test_a_remark_on_a_slip_makes_the_clause_before_it_a_correction(tmp_path: Path) -> None:
     """ "是22号出发，我刚才说错了": the value before the remark replaces the one said before."""
     said = ["我们8月20号出发，去青岛玩四天", "好的。对了是22号出发，我刚才说错了"]

@@ -300,6 +300,12 @@ def _names(item: MemoryItem, target: str, clause: str) -> bool:
     return bool(pairs & subjects.content_words(item.content))
 
 
+#: A choice changed to another option: "switch to jimp", "go back to sharp", "换成 redis".
+_SWITCH_TO = re.compile(
+    r"\b(?:switch(?:ed|ing)?\s+(?:back\s+)?|(?:go|going|went)\s+back\s+)to\s+(?:the\s+)?"
+    r"(?P<en>[A-Za-z][\w.+-]*)|(?:换成|改用|换回|改回)\s*(?P<zh>[A-Za-z][\w.+-]*)",
+    re.I,
+)
 #: Another person's own share of a cost ("chip in $5k", "她可以出两千").
 _CONTRIBUTES = re.compile(
     r"\b(?:towards?|chip(?:ping)? in|pitch(?:ing)? in|contribut\w*|put (?:up|in))\b"
@@ -396,6 +402,16 @@ def relate(
     pool = [i for i in pool if i.kind != "open_question"]
     if not pool:
         return None
+    switched = _SWITCH_TO.search(cand.content) if cand.kind == "decision" else None
+    if switched and not cand.numbers:
+        # "switch to jimp" after "lets go with sharp over jimp": the choice that named the
+        # option switched to (as the one not taken) is the one changed
+        said = switched["en"] or switched["zh"]
+        option = re.compile(rf"\b{re.escape(said.lower())}\b")
+        chosen = [i for i in pool if i.kind == "decision" and i.id not in here]
+        named_it = [i for i in chosen if option.search(i.content.lower())]
+        if named_it:
+            return Link("supersedes", named_it[-1], f"switches to {said!r}")
     units, values, types = _units(cand.numbers), _values(cand.numbers), _types(cand.numbers)
     counted = cand.topic if _counts(cand.numbers) and " " not in cand.topic else ""
     names = set(reading.names)
