@@ -648,16 +648,17 @@ _IMPERATIVE = re.compile(
     r"(?:please\s+)?(?:use|keep|make|set|put|stick|avoid|pin|store|leave|limit|cap|stay|skip"
     r"|drop|bump|raise|lower|turn|switch|add|remove|run|cache|retry|reply|answer|write|send)\b"
     # a choice said as what is taken ("going with the bigger company after all")
-    r"|(?:let'?s\s+)?(?:go|going|went|stick|sticking|switching)\s+(?:with|to|back)\b"
-    # or as the end of a choice ("logan square then, wicker park is pricier")
-    r"|.*\bthen$",
+    r"|(?:let'?s\s+)?(?:go|going|went|stick|sticking|switching)\s+(?:with|to|back)\b",
     re.I,
 )
+#: … or says the end of a choice ("logan square then, wicker park is pricier").
+_THEN_END = re.compile(r"\bthen$", re.I)
 _LIMITS = re.compile(
     r"(?:for|in|on|at|with|to|from|by|of|as|except|unless|including|without|where|otherwise"
     r"|or|and|but|so|because|since)\b",
     re.I,
 )
+_BETWEEN_AND = re.compile(r"\b(?:between|and)\b", re.I)
 _CLAUSE_JOIN = re.compile(r",\s+|(?<!\s)\s+and\s+(?!then\b)")
 _LEADS_IN = re.compile(
     r"^(?:if|when|once|unless|until|before|after|while|as long as|since)\b", re.I
@@ -672,25 +673,38 @@ def _two_clauses(text: str) -> list[tuple[int, int]]:
     out = []
     marks = list(_CLAUSE_JOIN.finditer(text))
     start = 0
+    # what the words since the last cut hold, kept as each piece between two marks is
+    # read (reading them again at every mark was quadratic in a long list)
+    enough, finite, between = False, False, False
     for i, m in enumerate(marks):
-        left = text[start : m.start()]
+        fresh = i == 0 or start == marks[i - 1].end()
+        piece = text[start if fresh else marks[i - 1].start() : m.start()]
+        enough = enough or len(text[start : m.start()].split()) >= 3
+        finite = finite or bool(_FINITE.search(piece))
+        for word in _BETWEEN_AND.findall(piece):
+            between = word.lower() == "between"
         right_end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
         right = text[m.end() : right_end]
-        if len(left.split()) < 3 or len(right.split()) < 3:
+        if not enough or len(right.split()) < 3:
             continue
-        if "and" in m.group() and _OPEN_BETWEEN.search(left):
+        if "and" in m.group() and between:
             continue  # "torn between the back room at Rosalind's and my mom's house"
+        left = text[start : min(m.start(), start + 200)]  # (only its start is read)
         opener = _OPENER.match(left)
         # an instruction is a clause of its own, but not before what limits it ("store
         # dates as strings, for anything that's a calendar day")
-        told = _IMPERATIVE.match(left, opener.end() if opener else 0) and not _LIMITS.match(right)
+        told = (
+            _IMPERATIVE.match(left, opener.end() if opener else 0)
+            or _THEN_END.search(text, max(start, m.start() - 8), m.start())
+        ) and not _LIMITS.match(right)
         if (
-            (_FINITE.search(left) or told)
+            (finite or told)
             and (_FINITE.search(right) or (told and _IMPERATIVE.match(right)))
             and not _LEADS_IN.match(right)
         ):
             out.append(m.span())
             start = m.end()
+            enough, finite, between = False, False, False
     return out
 
 
