@@ -658,6 +658,7 @@ _LIMITS = re.compile(
     r"|or|and|but|so|because|since)\b",
     re.I,
 )
+#: The words that open and close "between … and …" (a "between" is open until an "and").
 _BETWEEN_AND = re.compile(r"\b(?:between|and)\b", re.I)
 _CLAUSE_JOIN = re.compile(r",\s+|(?<!\s)\s+and\s+(?!then\b)")
 _LEADS_IN = re.compile(
@@ -730,8 +731,6 @@ def _value_list(text: str) -> list[tuple[int, int]]:
 
 
 _BETWEEN_END = re.compile(r"\bbetween\s+\S+$", re.I)
-#: "between" whose "and" has not come yet.
-_OPEN_BETWEEN = re.compile(r"\bbetween\b(?!.*\band\b)", re.I)
 _REJECTS = re.compile(r"(?:not|rather than|instead of|and not|but not|no longer|never)\b", re.I)
 
 
