@@ -223,6 +223,14 @@ COMMIT_MORE = re.compile(
 ZH_COMMIT_MORE = re.compile(
     r"(?:报了|挂了|订了|定在|准备|我去|先用|先上|先不(?:开|做|搞|上|管)|这期不做|不做了|放弃|交了定金|下单)"
 )
+#: How something felt, said after "must have been": a guess at another's experience.
+_FEELING = (
+    r"(?:so|really|very|quite|pretty|tough|hard|rough|fun|great|nice|lovely|amazing|awesome|incredible|wonderful|scary"
+    r"|terrifying|sad|crazy|wild|intense|special|stressful|emotional|overwhelming|exhausting"
+    r"|difficult|painful|beautiful|cool|exciting|rewarding|frustrating|awful|terrible|nerve-wracking"
+    r"|magical|memorable|surreal|inspiring|fulfilling|hectic|busy|proud|relieved|thrilled"
+    r"|devastated|heartbreaking|touching|meaningful|unforgettable|[a-z]+(?:ful|ous|ing|ive|ble))"
+)
 #: A guess or a feeling phrased with a modal, not an obligation: "must have lost the
 #: index", "someone must have skipped step 4", "that must have been the vacuum", "it can't
 #: be the lock then", "it must be a caching issue", "the bug must be in the parser", "you
@@ -239,8 +247,11 @@ EPISTEMIC = re.compile(
     r"|that|this|my|our|your|his|her|their|some|up|out|in)\b)"
     r"|\bmust've\b"
     r"|\b(?P<who>someone|somebody|something|it|that|this|i|we)\s+must\s+have\s+(?:been(?=\s+"
-    r"(?:the|a|an|some|so|really|very|quite|pretty|\w+ing)\b)|(?!been\b)[a-z]+ed\b|gone|got"
-    r"|gotten|hit|lost|left|forgot|forgotten|broken|overwritten|shot)\b"
+    rf"(?:the|a|an|some|\w+ing|{_FEELING})\b)|(?!been\b)[a-z]+ed\b|gone|got|gotten|hit|lost"
+    r"|left|forgot|forgotten|broken|overwritten|shot|felt|looked|seemed|sounded)\b"
+    # another person's past as the speaker pictures it: "they must have felt so proud"
+    rf"|\b(?P<whom>they|you|he|she)\s+must(?:'ve|\s+have)\s+(?:been\s+{_FEELING}|felt|looked"
+    r"|seemed|sounded|had\s+(?:a|an|so|such|fun|the)|gone\s+through)\b"
     # a subject and a state, or a culprit: "it must be a caching issue", "that can't be right"
     r"|\b(?P<whose>it|that|this|he|she|they|you)\s+(?:must|can't|cannot|can not|couldn't)\s+be"
     r"\s+(?:something|someone|why|because|caused|coming from|tired|sick|bored|busy|kidding"

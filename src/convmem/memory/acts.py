@@ -70,7 +70,7 @@ _WORDS = re.compile(r"\w+")
 
 def _unbound(lower: str) -> str:
     """The clause without the words of its guesses (see ``act_cues.EPISTEMIC``)."""
-    return vocab.EPISTEMIC.sub(lambda m: f" {m['who'] or m['whose'] or ''} ", lower)
+    return vocab.EPISTEMIC.sub(lambda m: f" {m['who'] or m['whom'] or m['whose'] or ''} ", lower)
 
 
 @dataclass(frozen=True)
