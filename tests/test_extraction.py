@@ -193,6 +193,30 @@ def test_a_past_value_is_kept_unless_a_new_one_replaces_it(message: str, kept: l
     assert [n["raw"] for c in candidates(message) for n in c.numbers] == kept
 
 
+@pytest.mark.parametrize(
+    ("message", "typed"),
+    [
+        # a bare amount is yuan where the words are about money
+        ("那定投的改成500吧", [("500", "money", "CNY")]),
+        ("信用卡还有6000没还完", [("6000", "money", "CNY")]),
+        ("我倾向1288那档", [("1288", "money", "CNY")]),
+        ("一家半包8万 主材另算", [("8万", "money", "CNY")]),
+        # the number's own "k" is no Latin word that makes the text technical
+        ("13k以上就行", [("13k", "money", "CNY")]),
+        # not money: a count, a score, a Latin setting
+        ("雅思总分至少要7分", [("7分", "quantity", "分")]),
+        ("要三个房间", [("三个房间", "quantity", "房间")]),
+        ("batch size降到8", [("8", "number", None)]),
+        ("max_tokens 改成 4096 以内", [("4096", "number", None)]),
+    ],
+)
+def test_a_bare_chinese_amount_about_money_is_yuan(
+    message: str, typed: list[tuple[str, str, str | None]]
+) -> None:
+    got = [(n["raw"], n["type"], n.get("unit")) for c in candidates(message) for n in c.numbers]
+    assert got == typed
+
+
 def test_every_decision_says_why() -> None:
     (cand,) = candidates("Never touch the production database directly.")
     assert cand.act.reason.startswith("constraint (model, p=")

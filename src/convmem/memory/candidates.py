@@ -82,6 +82,7 @@ ZH_MONEY = re.compile(
     r"预算|人均|价格|价位|房租|租金|工资|月薪|薪资|年薪|[\u3400-\u9fff]?费|花费|成本|票价|门票|报价|消费|总价|单价"
     r"|押金|首付"
     r"|贷款|存款|块|钱|[元¥￥]|多少钱|以内的|左右的"
+    r"|定投|信用卡|房贷|车贷|理财|奖金|年终奖|档次?|半包|全包|[花付]了"
 )
 
 
@@ -91,7 +92,9 @@ def _money_in_yuan(text: str, n: dict[str, Any]) -> dict[str, Any]:
         return n
     if not isinstance(n["value"], int | float) or n["value"] < 10:
         return n
-    everyday = not re.search(r"[A-Za-z]", text) and (n.get("bound") or n.get("conditions"))
+    # "13k以上就行": the number's own "k" is no Latin word
+    rest = text.replace(str(n.get("raw", "")), " ")
+    everyday = not re.search(r"[A-Za-z]", rest) and (n.get("bound") or n.get("conditions"))
     if ZH_MONEY.search(text) or everyday:
         return {**n, "type": "money", "unit": "CNY"}
     return n
