@@ -414,6 +414,7 @@ def relate(
             return Link("supersedes", named_it[-1], f"switches to {said!r}")
     units, values, types = _units(cand.numbers), _values(cand.numbers), _types(cand.numbers)
     counted = cand.topic if _counts(cand.numbers) and " " not in cand.topic else ""
+    bare = _counts(cand.numbers)
     names = set(reading.names)
     categories = {subjects.category(n) for n in names} - {None}
     scored: list[tuple[int, int, MemoryItem]] = []
@@ -437,6 +438,8 @@ def relate(
             or (bool(types & _types(item.numbers)) and not _apart(cand.numbers, item.numbers))
             # "drop workers to 2 per pod": a bare count of what "4 uvicorn workers" counts
             or bool(counted and counted in item_units)
+            # "the rent can go to 2,900 max": a bare value for the subject that held one
+            or bool(bare and overlap and item.numbers)
         )
         if values and item.numbers and not (values - _values(item.numbers)):
             continue  # restates the same value

@@ -219,6 +219,8 @@ _CHANGE = re.compile(
     r"|bump(?:ed)?|set|change[ds]?|move[ds]?|moving|push(?:ed|es)?|shift(?:ed|s)?|extend(?:ed|s)?"
     r"|cut|drop(?:ped|s)?|upped|resched(?:uled?|ules)?|revis(?:e[ds]?|ing)|switch(?:e[ds]|ing)?)"
     r"(?: (?:the |our |my )?[\w-]+(?: [\w-]+)?)?(?: back| up| out)? to\b"
+    # a limit that now reaches further: "the budget goes to 2,900", "can go up to $3k"
+    r"|\b(?:goes|can go|could go|went)(?: up)? to (?=[$€£¥]?\d)"
     r"|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到|挪到|推到|推迟到|延到|延后到|延长到|提前到"
     r"|调到|调整到|涨到|降到|改到"
     # "现在8张了", "训练集现在9500条": the value something has now
