@@ -43,7 +43,7 @@ CONDITION = re.compile(
     r"|\bfor\s+(?:this|each|every)\s+[\w-]+\b"
     r"|\b(?:once |twice )?(?:a|an|each|every)\s+(?:night|month|day|year|week|hour|person|head"
     r"|weekday)\b(?!\s+(?:job|trip|pass|off|or two))"
-    r"|\b(?:on )?(?:weekdays?|weekends?)\b"
+    r"|\b(?:on )?(?:weekdays?|weekends?|weeknights?|school (?:days|nights))\b"
     r"|/(?:night|month|mo|day|year|yr|week|hour|hr|person|pp)\b"
     r"|[Pp]\d{2,3}|高峰期?|峰值|人均|每(?:个人|人|晚|天|日|个月|月|年|周|次|小时|秒|分钟|间|位|张|单|桌|份"
     r"|次调用|个请求|个用户)"
