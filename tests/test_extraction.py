@@ -172,6 +172,9 @@ def test_numbers_keep_unit_bound_and_conditions() -> None:
         ("Budget is about £900 for the two of us, not counting flights", ["not counting flights"]),
         ("got a dealer down to $13,850 OTD", ["OTD"]),
         ("预算15万以内不含家电", ["不含家电"]),
+        # when a limit holds
+        ("30 min of games on school days, no more", ["on school days"]),
+        ("no more than 2 hours of screen time on weeknights", ["on weeknights"]),
     ],
 )
 def test_what_a_price_includes_is_its_condition(message: str, conditions: list[str]) -> None:
@@ -290,6 +293,73 @@ def test_nothing_is_extracted_from_tool_output_or_generated_text(tmp_path: Path)
     )
     assert rt.store.items("t", ()) == []
     assert rt.store.checkpoint("t").last_extract_seq == 6
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "number"),
+    [
+        # a bare count counts what the value it replaces counted
+        ("at least 4 dinners need to be meatless", "make it 3", ("3", "quantity", 3, "dinner")),
+        ("We'll have 11 people", "actually we're 13 now", ("13", "quantity", 13, "person")),
+        (
+            "rent has to stay under $2,600",
+            "ok the rent can go to 2,900 max",
+            ("2,900", "money", 2900, "USD"),
+        ),
+        # a bare hour is the reading nearer the time it moves
+        ("the call is at 9:30 am", "move the call to 10", ("10", "time", "10:00", None)),
+        ("dinner is at 6:30pm", "ok move dinner to 7", ("7", "time", "19:00", None)),
+        # a day without its month is in the month of the date it moves
+        ("出发定在5月1号", "出发改成2号", ("2号", "date", "05-02", None)),
+        (
+            "we land 2024-10-18",
+            "actually we land on the 20th now",
+            ("20th", "date", "2024-10-20", None),
+        ),
+    ],
+)
+def test_a_correction_takes_the_unit_and_month_of_what_it_replaces(
+    tmp_path: Path, old: str, new: str, number: tuple[str, str, object, str | None]
+) -> None:
+    rt = runtime(tmp_path)
+    rt.on_events([Event("n", 1, "user/message", old), Event("n", 2, "user/message", new)])
+    (item,) = rt.store.items("n", ("active",))
+    assert item.supersedes, item
+    (got,) = item.numbers
+    assert (got["raw"], got["type"], got["value"], got["unit"]) == number
+
+
+def test_a_disputed_bare_hour_is_read_beside_the_time_it_disputes(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    said = ["her nap is around 12:30", "her nap is at 1"]
+    rt.on_events([Event("n", seq, "user/message", text) for seq, text in enumerate(said, 1)])
+    items = rt.store.items("n", ("disputed",))
+    assert [[(n["type"], n["value"]) for n in i.numbers] for i in items] == [
+        [("time", "12:30")],
+        [("time", "13:00")],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "numbers"),
+    [
+        ("at least 4 dinners need to be meatless", "make it 3 or maybe 2", ["3", "2"]),
+        # a label's number beside the value: "job 2" is no duration
+        (
+            "The p95 latency of job 2 must stay under 900 ms.",
+            "The p95 latency of job 2 must stay under 1009 ms.",
+            ["2", "1009 ms"],
+        ),
+    ],
+)
+def test_a_bare_number_beside_another_guesses_no_unit(
+    tmp_path: Path, old: str, new: str, numbers: list[str]
+) -> None:
+    rt = runtime(tmp_path)
+    rt.on_events([Event("n", 1, "user/message", old), Event("n", 2, "user/message", new)])
+    (item,) = [i for i in rt.store.items("n", ("active", "disputed")) if i.content == new]
+    assert [n["raw"] for n in item.numbers] == numbers
+    assert all(n["unit"] is None for n in item.numbers if n["raw"] in ("2", "3"))
 
 
 def test_conflicting_claims_are_disputed_and_both_kept(tmp_path: Path) -> None:
@@ -445,6 +515,21 @@ def test_a_bare_count_of_what_a_value_counts_changes_it(tmp_path: Path) -> None:
     status = _statuses(tmp_path, said)
     assert status["we run 4 uvicorn workers per pod"] == "superseded", status
     assert status["pool_size is 5"] == "active", status
+
+
+def test_a_limit_that_goes_further_changes_it(tmp_path: Path) -> None:
+    """ "the rent can go to 2,900 max": a bare value for the subject of "$2,600" moves
+    that limit; "we go to 3 meetings a week" moves nothing."""
+    said = [
+        "rent has to stay under $2,600",
+        "we have 2 standups a week",
+        "ok the rent can go to 2,900 max",
+        "we go to 3 meetings a week",
+    ]
+    status = _statuses(tmp_path, said)
+    assert status["rent has to stay under $2,600"] == "superseded", status
+    assert status["the rent can go to 2,900 max"] == "active", status
+    assert status["we have 2 standups a week"] == "active", status
 
 
 def test_switching_to_the_option_not_taken_changes_the_choice(tmp_path: Path) -> None:

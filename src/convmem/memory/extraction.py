@@ -19,7 +19,7 @@ retraction ("forget the parking thing") retracts the item it names
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +56,9 @@ class ExtractionReport:
 
 _LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
+#: The year and month of a date value ("2024-05-01", "05-01"), up to the day.
+_CLOCK = re.compile(r"\d{2}:\d{2}$")
+_MONTH_OF = re.compile(r"(?:\d{4}-)?\d{2}-(?=\d{2}$)")
 
 
 def _bare_value(cand: Candidate) -> bool:
@@ -66,6 +69,47 @@ def _bare_value(cand: Candidate) -> bool:
     for n in cand.numbers:
         rest = rest.replace(str(n["raw"]), " ")
     return not _LATIN_WORD.search(rest) and len(_CJK_CHAR.findall(rest)) <= 4
+
+
+def completed(numbers: list[dict[str, Any]], old: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A correction's numbers with what the value it replaces says of them.
+
+    "make it 3" after "at least 4 dinners" counts dinners, "move the call to 10" after
+    "9:30 am" is 10:00, and "出发改成2号" after "5月1号出发" is May 2: a lone bare number
+    takes the type and unit of the one value of the old item that has them (or is the
+    hour nearer its one clock time), a day without its month the old date's month (and
+    year). A bare number beside a value of its own labels something ("job 2 under 1009
+    ms") and is left alone. What the person wrote (``raw``) stays as it was.
+    """
+    typed = [n for n in old if n.get("type") not in (None, "number", "date", "time")]
+    dates = [n for n in old if n.get("type") == "date" and isinstance(n.get("value"), str)]
+    times = [n for n in old if n.get("type") == "time" and _CLOCK.match(str(n.get("value")))]
+    out = []
+    for n in numbers:
+        if len(numbers) == 1 and n.get("type") == "number" and n.get("unit") is None:
+            if len(typed) == 1:
+                n = {**n, "type": typed[0]["type"], "unit": typed[0].get("unit")}
+            elif len(times) == 1 and not typed:
+                n = _on_the_clock(n, str(times[0]["value"]))
+        day = n.get("value")
+        if n.get("type") == "date" and isinstance(day, str) and day.startswith("---"):
+            month = _MONTH_OF.match(str(dates[0]["value"])) if len(dates) == 1 else None
+            if month is not None:
+                n = {**n, "value": month.group() + day[3:]}
+        out.append(n)
+    return out
+
+
+def _on_the_clock(n: dict[str, Any], before: str) -> dict[str, Any]:
+    """A bare hour (1-12) put in place of a clock time: of its morning and afternoon
+    readings, the one nearer the time it replaces ("dinner's at 3" after "dinner is at
+    4pm" is 15:00, "her nap is at 1" after "around 12:30" is 13:00)."""
+    value = n.get("value")
+    if not isinstance(value, int) or not 1 <= value <= 12 or str(n.get("raw")) != str(value):
+        return n
+    was = int(before[:2]) * 60 + int(before[3:5])
+    hour = min((value % 12, value % 12 + 12), key=lambda h: (abs(h * 60 - was), h))
+    return {**n, "type": "time", "value": f"{hour:02d}:00"}
 
 
 class Extractor:
@@ -249,6 +293,8 @@ class Extractor:
             cand.topic = link.target.topic
             if cand.kind == "decision" and link.target.kind == "constraint" and _bare_value(cand):
                 cand.kind = "constraint"
+        if link is not None and link.relation in ("supersedes", "disputes"):
+            cand.numbers = completed(cand.numbers, link.target.numbers)
         content_hash = dedupe_key(f"{cand.kind}\n{cand.content}")
         same = self.store.items_with_hash(session_id, content_hash)
         if any(ref in i.source_refs for i in same):
