@@ -175,6 +175,8 @@ def test_numbers_keep_unit_bound_and_conditions() -> None:
         # when a limit holds
         ("30 min of games on school days, no more", ["on school days"]),
         ("no more than 2 hours of screen time on weeknights", ["on weeknights"]),
+        # the value it replaces is no period: "not an hour" is not "per hour"
+        ("my wife says 30 min of games on school days, not an hour", ["on school days"]),
     ],
 )
 def test_what_a_price_includes_is_its_condition(message: str, conditions: list[str]) -> None:
