@@ -155,6 +155,40 @@ def test_an_event_that_says_more_than_its_replaced_clause_is_still_quoted(tmp_pa
     assert omitted["seq:3"].startswith("states only superseded or retracted values")
 
 
+@pytest.mark.parametrize("locale", ["en", "zh"])
+def test_a_marked_replaced_clause_always_has_its_notice(tmp_path: Path, locale: str) -> None:
+    """A quoted line that marks a replaced clause points at a notice: the block carries
+    it, naming what holds now, even when the correction is not among its items (a
+    standing limit of none) or replaced an item that was itself replaced (4 -> 3 -> 5)."""
+    rt = runtime(tmp_path, assembly__locale=locale, retrieval__standing_limit=0)
+    said = [
+        "The whole trip must be 4 days and the budget must stay under 2000 USD per person.",
+        "Actually make it 3 days not 4.",
+        "Change it to 5 days.",
+    ]
+    rt.on_events([Event("s", n, "user/message", text) for n, text in enumerate(said, 1)])
+    result = rt.assemble("s", [], query="what is the budget per person?")
+    text = result.text
+    (now,) = [i for i in rt.store.items("s", ("active",)) if i.content == "Change it to 5 days."]
+    marked = [m.split("⟧")[0].split()[-1] for m in text.split("⟦")[1:]]
+    assert marked, text
+    notices = text.split("\n## ")[-1]
+    for item_id in marked:
+        line = next(x for x in notices.splitlines() if x.startswith(f"- [mem {item_id}]"))
+        assert f"[mem {now.id}]" in line and "“Change it to 5 days.”" in line, line
+
+
+def test_a_short_correction_stands_in_the_block(tmp_path: Path) -> None:
+    """ "改成 5 天。" is what holds now: too short to stand as a rule on its own words,
+    it stands as the correction it is."""
+    rt = runtime(tmp_path, assembly__locale="zh")
+    said = ["整个行程必须是 4 天，预算不超过 2000 美元。", "改成 5 天。"]
+    rt.on_events([Event("s", n, "user/message", text) for n, text in enumerate(said, 1)])
+    text = rt.assemble("s", [], query="行程一共几天？").text
+    assert "· constraint · 用户] 改成 5 天。" in text, text
+    assert "已被取代: “整个行程必须是 4 天”" in text, text
+
+
 def test_chinese_question_words_do_not_count_against_a_quoted_answer(tmp_path: Path) -> None:
     """A Chinese question cut into two-character windows holds its frame too (箱是, 是什,
     什么, 么颜): the hit that answers it must not come with a notice that nothing does."""

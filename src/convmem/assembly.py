@@ -376,6 +376,7 @@ class Assembler:
         said_in = {(i.session_id, q) for i in self._said_items for q in i.source_seqs}
         said_in |= {(s.item.session_id, q) for s in shown for q in s.item.source_seqs}
         said_when: dict[str, tuple[str, str, str, int]] = {}
+        marked: set[str] = set()  # replaced items whose clause a quoted line marks
         for hit in hits:
             own = hit.event.session_id == session_id
             where = (hit.event.session_id, hit.event.seq)
@@ -406,6 +407,7 @@ class Assembler:
             ):
                 quoted += 1
                 said_when[line] = (day, hit.event.time or "", hit.event.session_id, hit.event.seq)
+                marked.update(i for _, i, status in stale.get(where, []) if status == "superseded")
                 if not own:
                     self._line_ids[line] = f"ev {ident}"
         in_time_order(b.sections.get("evidence"), said_when)
@@ -414,7 +416,7 @@ class Assembler:
             self.retriever.quotable(h.event) and self.retriever.supports(retrieval.signals, h)
             for h in hits
         )
-        self._notice_section(b, session_id, shown, retrieval, policy, found, query)
+        self._notice_section(b, session_id, shown, retrieval, policy, found, query, marked)
 
         result.reasons += b.delivery_reasons()
         content = [s for s in SECTION_ORDER if s in b.sections and s != "notice"]
@@ -638,18 +640,24 @@ class Assembler:
         policy: str,
         found: bool,
         query: str,
+        marked: set[str],
     ) -> None:
         w, heading = self.words, self.headings["notice"]
         shown_ids = {s.item.id for s in shown}
-        old_ids = sorted({old for s in shown for old in s.item.supersedes})
+        # what a shown correction replaced, and what a quoted line marks as replaced:
+        # each says what holds now (its content too, when no line of the block shows it)
+        old_ids = sorted({old for s in shown for old in s.item.supersedes} | marked)
         for old in self.store.items_by_id(old_ids):
-            if old.superseded_by in shown_ids:
-                refs = ", ".join(old.source_refs)
-                text = w["superseded"].format(
-                    old=clip(old.content, 160), refs=refs, new=old.superseded_by
-                )
-                line = f"- [mem {old.id}] {one_line(text)}"
-                b.add("notice", heading, line, f"notice:{old.id}")
+            now = self._in_force(old) if old.id in marked else None
+            if now is None and old.superseded_by not in shown_ids:
+                continue
+            new = now.id if now is not None else str(old.superseded_by)
+            refs = ", ".join(old.source_refs)
+            text = w["superseded"].format(old=clip(old.content, 160), refs=refs, new=new)
+            if now is not None and new not in shown_ids:
+                text += f" “{clip(now.content, 160)}”"
+            line = f"- [mem {old.id}] {one_line(text)}"
+            b.add("notice", heading, line, f"notice:{old.id}")
         disputed = self.store.count_items(self._scope, "disputed")
         if disputed:
             newest = [
@@ -670,6 +678,18 @@ class Assembler:
             b.add("notice", heading, f"- {w['policy_none']}", "notice:policy")
         if not found and (retrieval.signals.terms or retrieval.signals.short_terms):
             b.add("notice", heading, f"- {insufficient(query, self.locale)}", "notice:insufficient")
+
+    def _in_force(self, item: MemoryItem) -> MemoryItem | None:
+        """The item that holds now in place of a superseded one: the end of its chain of
+        replacements (None when the chain ends in a withdrawn item or breaks)."""
+        seen = {item.id}
+        while item.status == "superseded" and item.superseded_by:
+            found = self.store.item(item.superseded_by)
+            if found is None or found.id in seen:
+                return None
+            seen.add(found.id)
+            item = found
+        return item if item.status in ("active", "disputed") else None
 
     # --- logging ------------------------------------------------------------------------------
 
