@@ -364,6 +364,20 @@ def test_a_bare_number_beside_another_guesses_no_unit(
     assert all(n["unit"] is None for n in item.numbers if n["raw"] in ("2", "3"))
 
 
+def test_what_is_said_after_a_long_paste_is_extracted(tmp_path: Path) -> None:
+    """A message past the stored copy's cap is read whole from the archive: the decision
+    after a pasted log is what the person said."""
+    rt = runtime(tmp_path, capture__max_text_chars=1000)
+    log = "\n".join(
+        f"2026-03-01T10:00:{i % 60:02d}Z INFO svc[{i}] GET /orders/{i} 200" for i in range(80)
+    )
+    text = f"Here is the log:\n{log}\n\nOK so: we decided to use Go 1.22 for the rewrite."
+    rt.on_events([Event("p", 1, "user/message", text)])
+    assert rt.store.events("p")[0].truncated
+    contents = [i.content for i in rt.store.items("p", ("active",))]
+    assert contents == ["we decided to use Go 1.22 for the rewrite."], contents
+
+
 def test_conflicting_claims_are_disputed_and_both_kept(tmp_path: Path) -> None:
     rt = runtime(tmp_path)
     rt.on_events(
@@ -532,6 +546,20 @@ def test_a_limit_that_goes_further_changes_it(tmp_path: Path) -> None:
     assert status["rent has to stay under $2,600"] == "superseded", status
     assert status["the rent can go to 2,900 max"] == "active", status
     assert status["we have 2 standups a week"] == "active", status
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Budget is 2000 USD per person.", "Actually, 2500."),
+        ("The budget must stay under 2000 USD per person.", "Actually make it 2500."),
+        ("预算是每人 2000 美元。", "改成 2500。"),
+    ],
+)
+def test_a_bare_value_puts_right_the_amount_near_it(tmp_path: Path, old: str, new: str) -> None:
+    status = _statuses(tmp_path, [old, "we fly out on May 3", new])
+    assert status[old] == "superseded", status
+    assert status["we fly out on May 3"] == "active", status
 
 
 def test_switching_to_the_option_not_taken_changes_the_choice(tmp_path: Path) -> None:

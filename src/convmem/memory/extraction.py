@@ -230,7 +230,11 @@ class Extractor:
             return
         made: list[MemoryItem] = []
         asked = self._question_before(event) if from_user else ""
-        text = user_words(event.text) if from_user else event.text
+        said = event.text
+        if event.truncated and event.store == "archive":
+            # what the person says after a long paste is past the stored copy's cap
+            said = self.store.archive_text(event.session_id, event.seq) or said
+        text = user_words(said) if from_user else said
         for cand in candidates(text, from_user, bool(asked), offered=asked):
             item = self._store_candidate(event, cand, from_user, report, made)
             if item is not None:

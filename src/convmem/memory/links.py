@@ -217,14 +217,16 @@ def _latest_value(
         if same:
             return same[-1], "a correction of the latest value of that type"
     if _counts(cand.numbers):
+        # a count, an amount or a length near it ("actually, 2500" after "2000 USD");
+        # a bare number is no day, hour or version
         counts = [
             i
             for i in pool
-            if any(n.get("type") in ("number", "quantity") for n in i.numbers)
+            if any(n.get("type") not in ("date", "time", "version") for n in i.numbers)
             and _near(cand.numbers, i.numbers)
         ]
         if counts:
-            return counts[-1], "a correction of the latest count near it"
+            return counts[-1], "a correction of the latest value near it"
     return None
 
 
