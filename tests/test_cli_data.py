@@ -43,6 +43,20 @@ def test_duplicated_and_shuffled_lines(cli: Cli, tmp_path: Path) -> None:
     assert [e["seq"] for e in exported["tables"]["events"]] == list(range(1, 41))
 
 
+@pytest.mark.parametrize("name", ["bom.jsonl", "-"])
+def test_a_byte_order_mark_before_the_first_line_is_no_bad_line(
+    cli: Cli, tmp_path: Path, name: str
+) -> None:
+    text = "\ufeff" + "".join(json.dumps(e) + "\n" for e in _conversation(n=3))
+    if name == "-":
+        result = cli("ingest", "-", input=text)
+    else:
+        (tmp_path / name).write_text(text, "utf-8")
+        result = cli("ingest", str(tmp_path / name))
+    assert result.code == 0, result
+    assert "3 new events" in result.out and "0 bad lines" in result.out, result
+
+
 def test_bad_lines_are_reported_and_the_rest_goes_in(cli: Cli, tmp_path: Path) -> None:
     good = _conversation(n=4)
     path = tmp_path / "bad.jsonl"

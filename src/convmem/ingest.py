@@ -7,6 +7,7 @@ a *sink* (capture, or the runtime's capture-then-extract); each bad line becomes
 
 from __future__ import annotations
 
+import codecs
 import itertools
 import json
 import sys
@@ -114,14 +115,23 @@ def open_binary(path: Path) -> IO[bytes]:
 
 
 def read_lines(fh: IO[bytes]) -> Iterator[tuple[int, bytes | None, int]]:
-    """Yield ``(line_no, bytes or None if too long, bytes consumed)``."""
+    """Yield ``(line_no, bytes or None if too long, bytes consumed)``.
+
+    A byte order mark that opens the file (editors on Windows write one) is no part of
+    its first line."""
     line_no = 0
+    try:
+        at_start = fh.tell() == 0
+    except (OSError, ValueError):
+        at_start = True  # a pipe is read from its start
     while True:
         chunk = fh.readline(MAX_LINE_BYTES + 1)
         if not chunk:
             return
         line_no += 1
         consumed = len(chunk)
+        if line_no == 1 and at_start and chunk.startswith(codecs.BOM_UTF8):
+            chunk = chunk[len(codecs.BOM_UTF8) :]
         if len(chunk) > MAX_LINE_BYTES and not chunk.endswith(b"\n"):
             while chunk and not chunk.endswith(b"\n"):
                 chunk = fh.readline(1024 * 1024)
