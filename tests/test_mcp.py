@@ -115,7 +115,9 @@ def test_tools_over_stdio_match_the_cli(cli: Cli, filled: Path) -> None:
     assert "limit must be between 1 and 100" in result_text(answers["bad_limit"])
 
 
-def test_explain_before_any_assembly_is_a_tool_error(cli: Cli, home: Path) -> None:
+def test_explain_before_any_assembly_and_an_unknown_session_are_tool_errors(
+    cli: Cli, home: Path
+) -> None:
     assert cli("ingest", str(FIXTURES / "en_basic.jsonl")).code == 0
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "convmem", "mcp"], env=server_env(home)
@@ -128,11 +130,18 @@ def test_explain_before_any_assembly_is_a_tool_error(cli: Cli, home: Path) -> No
                 ClientSession(read, write) as client,
             ):
                 await client.initialize()
-                return await client.call_tool("explain", {"session": "en1"})
+                unknown = [
+                    await client.call_tool(tool, {"session": "nope", **args})
+                    for tool, args in [("search", {"query": "budget"}), ("status", {})]
+                ]
+                return await client.call_tool("explain", {"session": "en1"}), unknown
 
-    result = anyio.run(session)
+    result, unknown = anyio.run(session)
     assert is_error(result)
     assert "no memory block has been assembled yet for session 'en1'" in result_text(result)
+    # a session nobody recorded is an error, as on the command line
+    for answer in unknown:
+        assert is_error(answer) and "no session 'nope'" in result_text(answer)
 
 
 class RawServer:

@@ -44,12 +44,19 @@ INSTRUCTIONS = (
 # --- the data behind each tool (the same calls the CLI makes) --------------------------
 
 
+def _known(runtime: MemoryRuntime, session: str | None) -> None:
+    """A session the tool names must exist, as for the CLI."""
+    if session is not None and not runtime.store.session_exists(session):
+        raise NotFoundError(f"no session {session!r}; the status tool lists the sessions")
+
+
 def search_data(
     runtime: MemoryRuntime, query: str, session: str | None = None, limit: int = 10
 ) -> dict[str, Any]:
     """Memory items and raw user evidence matching ``query``: ``convmem search --json``."""
     if not 1 <= limit <= 100:
         raise ConvmemError("limit must be between 1 and 100")
+    _known(runtime, session)
     return runtime.search(query, session, limit)
 
 
@@ -65,11 +72,13 @@ def status_data(runtime: MemoryRuntime, session: str | None = None) -> dict[str,
     """Counts, cursors, budget and latest logs: ``convmem status --json``."""
     from convmem.diagnostics import status
 
+    _known(runtime, session)
     return status(runtime.store, runtime.settings, session, False)
 
 
 def explain_data(runtime: MemoryRuntime, session: str | None = None) -> dict[str, Any]:
     """The latest logged assembly and validation run: ``convmem explain --json``."""
+    _known(runtime, session)
     found = runtime.explain(session)
     if found is None:
         where = f" for session {session!r}" if session else ""
