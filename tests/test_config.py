@@ -49,6 +49,7 @@ def test_toml_merges_and_clamps(tmp_path: Path) -> None:
         ("[assembly]\nskip_when_empty = 1\n", "assembly.skip_when_empty"),
         ("[assembly]\nlocale = 'fr'\n", "assembly.locale"),
         ("[nope]\nx = 1\n", "unknown setting section 'nope'"),
+        ("assembly = 5\n", "'assembly' is a section of settings, not a value"),
         ("[assembly\n", "not valid TOML"),
     ],
 )

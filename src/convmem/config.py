@@ -274,6 +274,13 @@ def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
             if not any(s.startswith(name + ".") for s in SETTINGS_BY_NAME):
                 raise ConfigError(f"unknown setting section {name!r}")
             flat.update(_flatten(value, name + "."))
+        elif name not in SETTINGS_BY_NAME and any(
+            s.startswith(name + ".") for s in SETTINGS_BY_NAME
+        ):
+            raise ConfigError(
+                f"{name!r} is a section of settings, not a value: write [{name}] and its"
+                " settings below it (`convmem config --list` shows them)"
+            )
         else:
             flat[name] = value
     return flat
