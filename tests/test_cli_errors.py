@@ -81,6 +81,9 @@ def test_read_only_commands_never_create_a_data_folder(tmp_path: Path) -> None:
         ["items", "--session", "s"],
         ["inspect", "mem_x"],
         ["export", "--session", "s"],
+        ["skills", "list"],
+        ["rules", "show"],
+        ["assemble", "--session", "s"],
     ):
         proc = subprocess.run(
             [sys.executable, "-m", "convmem", "--home", str(missing), *args],

@@ -58,10 +58,10 @@ def assemble(
     --project alone, the block is the one a new session of the project would start
     with (nothing is logged).
     """
-    runtime = obj.runtime
-    store = runtime.store
     if session is None and project is None:
         raise click.UsageError("name a --session, or a --project")
+    runtime = obj.reader  # a block of a store that does not exist is an error, not a new store
+    store = runtime.store
     if project is not None:
         _need_project(store, project or "")
     if session is not None:

@@ -10,10 +10,11 @@ import click
 from convmem.cli.output import echo_json, echo_table
 
 
-def _manager(obj: Any) -> Any:
+def _manager(obj: Any, writes: bool = False) -> Any:
+    """The skill manager over the store; a command that only reads never creates one."""
     from convmem.skills import SkillManager
 
-    return SkillManager(obj.runtime.store, obj.settings)
+    return SkillManager((obj.runtime if writes else obj.reader).store, obj.settings)
 
 
 @click.group()
@@ -35,7 +36,7 @@ def skills_ingest(obj: Any, paths: tuple[str, ...], as_json: bool) -> None:
     targets = list(paths) or list(obj.settings["skills.paths"])
     if not targets:
         raise click.UsageError("give a PATH, or set skills.paths in the settings file")
-    report = _manager(obj).ingest_paths(targets)
+    report = _manager(obj, writes=True).ingest_paths(targets)
     if as_json:
         echo_json(report.as_dict())
     else:
@@ -123,7 +124,7 @@ def rules_override(
     as_json: bool,
 ) -> None:
     """Change a rule's category, active flag or scope without editing its SKILL.md."""
-    manager = _manager(obj)
+    manager = _manager(obj, writes=True)
     if clear:
         if category is not None or active is not None or scope:
             raise click.UsageError("--clear cannot be combined with other changes")
