@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
@@ -95,6 +96,9 @@ _BACKENDS: list[pg_server.SqliteBackend] = []
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only: run only on the SQLite backend")
+    # the platform's data folder (a store or a log opened without --home) is a scratch
+    # one: no test writes to the real ~/.local/share/convmem of whoever runs it
+    os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="convmem-tests-data-")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
