@@ -878,5 +878,9 @@ def test_ingest_detects_transcripts(cli: Cli) -> None:
     assert report["sessions"] == sorted([REAL_SID, EDGE.stem])
     assert report["inserted"] == len(parse_all(REAL)) + len(parse_all(EDGE))
     assert report["problems"] == []
+    # piped, the transcript is the session its lines name: nothing new goes in
+    piped = cli("ingest", "--json", "-", input=REAL.read_text("utf-8"))
+    assert piped.code == 0, piped
+    assert (piped.json()["sessions"], piped.json()["inserted"]) == ([REAL_SID], 0)
     again = cli("ingest", "--json", str(REAL), str(EDGE)).json()
     assert again["inserted"] == 0 and again["duplicates"] == report["inserted"]

@@ -121,6 +121,11 @@ def test_export_to_file(cli: Cli, tmp_path: Path) -> None:
     assert cli("export", "--session", "s1", "--output", str(out)).code == 0
     data = json.loads(out.read_text("utf-8"))
     assert data["session_id"] == "s1" and len(data["tables"]["events"]) == 3
+    # an export given to ingest is one sentence, not hundreds of bad lines
+    again = cli("ingest", str(out))
+    assert again.code == 1 and again.out == "", again
+    [line] = again.err.strip().splitlines()
+    assert "is a convmem export" in line, line
 
 
 def test_bad_settings_file_is_one_sentence(cli: Cli, tmp_path: Path) -> None:

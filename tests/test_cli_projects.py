@@ -106,6 +106,8 @@ def test_export_and_purge_a_project(cli: Cli, tmp_path: Path) -> None:
     exported = json.loads(out.read_text())
     assert exported["project"] == "app" and sorted(exported["sessions"]) == ["a1", "a2"]
     assert len(exported["sessions"]["a1"]["events"]) == 4
+    back = cli("ingest", str(out))
+    assert back.code == 1 and "is a convmem export" in back.err, back
     refused = cli("purge", "--project", "app")
     assert refused.code == 2 and "--yes" in refused.err
     done = cli("purge", "--project", "app", "--yes")

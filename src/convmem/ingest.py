@@ -180,6 +180,24 @@ def peek_format(lines: Lines) -> tuple[str, Lines]:
     return "events", iter(head)
 
 
+def _transcript_session(lines: Lines, reach: int = 50) -> tuple[str | None, Lines]:
+    """The ``sessionId`` the first lines of a Claude Code transcript carry (None when
+    none of the first ``reach`` does), and the lines with those read still in front."""
+    head = []
+    for item in lines:
+        head.append(item)
+        try:
+            obj = decode_json_line(item[1]) if item[1] is not None and item[1].strip() else None
+        except EventFormatError:
+            obj = None
+        sid = obj.get("sessionId") if isinstance(obj, dict) else None
+        if isinstance(sid, str) and sid.strip():
+            return sid, itertools.chain(head, lines)
+        if len(head) >= reach:
+            break
+    return None, itertools.chain(head, lines)
+
+
 def _format_of(raw: bytes) -> str:
     try:
         obj = decode_json_line(raw)
@@ -247,6 +265,9 @@ def ingest_file(
             lines = read_lines(fh)
             if fmt == "auto":
                 fmt, lines = peek_format(lines) if stdin else (detect_format(path), lines)
+            if stdin and fmt == "claude-code" and session is None:
+                # a piped transcript has no file name to take the session's id from
+                session, lines = _transcript_session(lines)
             parse = _line_parser(fmt, Path("stdin") if stdin else path, session)
             for line_no, raw, consumed in lines:
                 report.lines += 1
@@ -298,6 +319,24 @@ def _need_file(path: Path) -> None:
         raise ConvmemError(f"{path} is a folder; name the event files in it instead")
     if not path.is_file():
         raise ConvmemError(f"{path} is not a readable file (or `-` for standard input)")
+    if _is_export(path):
+        raise ConvmemError(
+            f"{path} is a convmem export (a session's tables), not events or a transcript;"
+            " it is for reading and keeping, and ingest does not read it back"
+            " (`convmem migrate` copies a whole store)"
+        )
+
+
+def _is_export(path: Path) -> bool:
+    """Whether a file opens as ``convmem export`` writes one: ``{`` alone on the first
+    line, then its first key (keys are sorted): ``"schema"`` for a session's export,
+    ``"project"`` for a project's."""
+    try:
+        with open_binary(path) as fh:
+            head = fh.read(64)
+    except OSError:
+        return False
+    return head.startswith((b'{\n  "schema": ', b'{\n  "project": '))
 
 
 _CONFLICT = "repeats an earlier line's (session, seq) with different text; the first one stays"
