@@ -267,6 +267,16 @@ EPISTEMIC = re.compile(
     r"|\bcouldn't\s+have\b",
     _I,
 )
+#: A short instruction that names what to use: "use JSON", "ok go with pnpm", "stick with
+#: vitest then" (the model learned the tool names it saw; an unseen one scored nothing).
+USE_NAMED = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|then|just|fine|alright|no|nah|nope|i disagree)[\s,]+)*"
+    r"(?:let'?s\s+)?(?:use|go with"
+    r"|switch to|stick with|stay with|keep using)\s+(?!(?:it|this|that|them|these|those|one"
+    r"|the same|something|anything|whatever|what)\b)[\w.+#/-]+(?:\s+[\w.+#/-]+){0,2}"
+    r"(?:\s+(?:then|instead|please|pls))?\s*[.!]*$",
+    _I,
+)
 #: A requirement stated with "needs": "the hotel needs free parking", "it needs CarPlay".
 NEEDS = re.compile(
     r"\b(?:needs|requires|must have|has to have)\s+(?!to\b|help\b|you\b|me\b|us\b)\w", _I

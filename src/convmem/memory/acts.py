@@ -355,6 +355,8 @@ def guide_rule(
             return "constraint", "a requirement: it needs"
         if "act:zh_named_choice" in names:
             return "decision", "a named tool chosen for a role"
+        if vocab.USE_NAMED.match(text):
+            return "decision", "a short instruction naming what to use"
         if "act:zh_subject_value" in names and values and vocab.ZH_SETTING.search(text):
             return "constraint", "a setting and its value"
     return None

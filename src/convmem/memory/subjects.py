@@ -247,6 +247,8 @@ _RETRACT_SOURCE = (
     r"|necessary|a priority|a thing)"
     r"|drop the (?P<d>[\w\s-]{2,30}?) (?:requirement|thing|part|idea|rule)"
     r"|no need for (?:the )?(?P<e>[\w\s-]{2,30})"
+    r"|(?:we|i) (?:don't|do not|no longer) need (?:the |that |this )?(?P<n>[\w\s-]{2,30}?)"
+    r"(?: limit| rule| requirement| thing)? (?:anymore|any more)"
     r"|scratch (?:the )?(?P<l>[\w\s'-]{2,30}))\b"
     r"|(?P<f>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个"
     r"|的事|的要求|那条)?(?:先)?(?:不用管了|不用考虑了|不需要了"
@@ -261,7 +263,7 @@ _RETRACT_SOURCE = (
 )
 #: Words one of which every retraction above holds: the costly search runs only then.
 _RETRACT_WORDS = re.compile(
-    r"forget|scratch|drop|skip|never|ignore|matter|no need|no longer"
+    r"forget|scratch|drop|skip|never|ignore|matter|no need|no longer|need [^.!?\n]{0,60}any ?more"
     r"|不用|不需要|不要了|不管了|就算了|取消|可以不管|先放一放|不做了|不搞了|别管|先不|先别"
     r"|删掉|去掉|作废|忘掉",
     _I,
