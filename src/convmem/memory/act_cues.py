@@ -277,6 +277,14 @@ USE_NAMED = re.compile(
     r"(?:\s+(?:then|instead|please|pls))?\s*[.!]*$",
     _I,
 )
+#: A decision said in so many words: "we decided to use Go 1.22", "我们决定用 Python 3.12
+#: 写后端" (a version number had made the model read the second as a fact).
+DECIDED = re.compile(
+    r"^(?:(?:ok|so|well|anyway)[\s,]+)*(?:we|i)(?:'ve| have)?\s+(?:finally\s+|just\s+)?decided\s+"
+    r"(?:to|on)\b|^(?:那)?(?:我们|我|咱们)?(?:最后|最终|已经)?决定(?:了)?[，,\s]*(?:用|选|去|买|要|做|改|换"
+    r"|上|采用|走)",
+    _I,
+)
 #: A requirement stated with "needs": "the hotel needs free parking", "it needs CarPlay".
 NEEDS = re.compile(
     r"\b(?:needs|requires|must have|has to have)\s+(?!to\b|help\b|you\b|me\b|us\b)\w", _I

@@ -340,6 +340,8 @@ def guide_rule(
         return None, "a one-off task for the assistant"
     if kind in (None, "fact") and vocab.SETTLED_CHOICE.search(text):
         return "decision", SETTLED
+    if kind in (None, "fact") and not asks and vocab.DECIDED.match(text):
+        return "decision", "a decision said in so many words (we decided to, 我们决定用)"
     if kind in (None, "fact") and not asks and vocab.ZH_MUST.search(text):
         return "constraint", "a must (必须, 不得, 禁止)"
     if kind in (None, "fact") and not asks and vocab.ZH_MUST_HAVE.match(text):
