@@ -178,6 +178,21 @@ def test_a_marked_replaced_clause_always_has_its_notice(tmp_path: Path, locale: 
         assert f"[mem {now.id}]" in line and "“Change it to 5 days.”" in line, line
 
 
+def test_a_replacement_withdrawn_since_is_said_in_the_notice(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, assembly__locale="en", retrieval__standing_limit=0)
+    said = [
+        "The whole trip must be 4 days and the budget must stay under 2000 USD per person.",
+        "Actually make it 3 days not 4.",
+        "Forget the 3 days thing, trip length is open.",
+    ]
+    rt.on_events([Event("s", n, "user/message", text) for n, text in enumerate(said, 1)])
+    text = rt.assemble("s", [], query="how many days is the trip, what budget per person?").text
+    (marked,) = [m.split("⟧")[0].split()[-1] for m in text.split("⟦")[1:]]
+    (withdrawn,) = rt.store.items("s", ("retracted",))
+    notice = f"- [mem {marked}] superseded: “The whole trip must be 4 days” (seq:1) by"
+    assert f"{notice} [mem {withdrawn.id}], since withdrawn" in text, text
+
+
 def test_a_short_correction_stands_in_the_block(tmp_path: Path) -> None:
     """ "改成 5 天。" is what holds now: too short to stand as a rule on its own words,
     it stands as the correction it is."""

@@ -177,6 +177,8 @@ def test_numbers_keep_unit_bound_and_conditions() -> None:
         ("no more than 2 hours of screen time on weeknights", ["on weeknights"]),
         # the value it replaces is no period: "not an hour" is not "per hour"
         ("my wife says 30 min of games on school days, not an hour", ["on school days"]),
+        ("Coffee: at most 2 cups, no more than twice a day.", ["twice a day"]),
+        ("Back in my school days I earned $5 a week", ["a week"]),
     ],
 )
 def test_what_a_price_includes_is_its_condition(message: str, conditions: list[str]) -> None:
@@ -206,8 +208,10 @@ def test_a_past_value_is_kept_unless_a_new_one_replaces_it(message: str, kept: l
         ("信用卡还有6000没还完", [("6000", "money", "CNY")]),
         ("我倾向1288那档", [("1288", "money", "CNY")]),
         ("一家半包8万 主材另算", [("8万", "money", "CNY")]),
-        # the number's own "k" is no Latin word that makes the text technical
-        ("13k以上就行", [("13k", "money", "CNY")]),
+        # not money: a card's last digits, a fan's gears, a screen's resolution
+        ("我的信用卡尾号是6688", [("6688", "number", None)]),
+        ("空调一共有12档，我一般开到10档", [("12", "number", None), ("10", "number", None)]),
+        ("显示器要4k以上的", [("4k", "number", None)]),
         # not money: a count, a score, a Latin setting
         ("雅思总分至少要7分", [("7分", "quantity", "分")]),
         ("要三个房间", [("三个房间", "quantity", "房间")]),
@@ -308,9 +312,18 @@ def test_nothing_is_extracted_from_tool_output_or_generated_text(tmp_path: Path)
             "ok the rent can go to 2,900 max",
             ("2,900", "money", 2900, "USD"),
         ),
-        # a bare hour is the reading nearer the time it moves
+        # a bare hour: one to six in the afternoon, seven to eleven the nearer reading
         ("the call is at 9:30 am", "move the call to 10", ("10", "time", "10:00", None)),
+        ("the call is at 9:30 am", "actually push the call to 4", ("4", "time", "16:00", None)),
+        ("the call is at 11:30 pm", "actually move the call to 1", ("1", "time", "01:00", None)),
         ("dinner is at 6:30pm", "ok move dinner to 7", ("7", "time", "19:00", None)),
+        ("her nap is around 12:30", "actually her nap is at 1", ("1", "time", "13:00", None)),
+        # far from the value it replaces, a number keeps no unit of it: a port is no duration
+        (
+            "The API timeout must be under 500 ms.",
+            "Actually the API is on port 8080.",
+            ("8080", "number", 8080, None),
+        ),
         # a day without its month is in the month of the date it moves
         ("出发定在5月1号", "出发改成2号", ("2号", "date", "05-02", None)),
         (
@@ -318,6 +331,8 @@ def test_nothing_is_extracted_from_tool_output_or_generated_text(tmp_path: Path)
             "actually we land on the 20th now",
             ("20th", "date", "2024-10-20", None),
         ),
+        # a day the month does not have keeps its own reading
+        ("出发定在2月1号", "出发改成30号", ("30号", "date", "---30", None)),
     ],
 )
 def test_a_correction_takes_the_unit_and_month_of_what_it_replaces(
@@ -331,15 +346,21 @@ def test_a_correction_takes_the_unit_and_month_of_what_it_replaces(
     assert (got["raw"], got["type"], got["value"], got["unit"]) == number
 
 
-def test_a_disputed_bare_hour_is_read_beside_the_time_it_disputes(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # a bare number said of a subject without a word of change is no new value of it
+        ("The hotel must have free parking for 2 cars.", "The hotel is on floor 12."),
+        ("The API timeout must be under 500 ms.", "The API is on port 8080."),
+        ("The flight must be under $800.", "The flight number is 857."),
+    ],
+)
+def test_a_bare_label_disputes_nothing(tmp_path: Path, old: str, new: str) -> None:
     rt = runtime(tmp_path)
-    said = ["her nap is around 12:30", "her nap is at 1"]
-    rt.on_events([Event("n", seq, "user/message", text) for seq, text in enumerate(said, 1)])
-    items = rt.store.items("n", ("disputed",))
-    assert [[(n["type"], n["value"]) for n in i.numbers] for i in items] == [
-        [("time", "12:30")],
-        [("time", "13:00")],
-    ]
+    rt.on_events([Event("n", 1, "user/message", old), Event("n", 2, "user/message", new)])
+    items = rt.store.items("n", ("active", "disputed", "superseded"))
+    assert {i.status for i in items} == {"active"}, items
+    assert all(n["type"] == "number" for i in items if i.content == new for n in i.numbers)
 
 
 @pytest.mark.parametrize(
@@ -535,17 +556,20 @@ def test_a_bare_count_of_what_a_value_counts_changes_it(tmp_path: Path) -> None:
 
 def test_a_limit_that_goes_further_changes_it(tmp_path: Path) -> None:
     """ "the rent can go to 2,900 max": a bare value for the subject of "$2,600" moves
-    that limit; "we go to 3 meetings a week" moves nothing."""
+    that limit; what a temperature went to, or what a price could go to, moves none."""
     said = [
         "rent has to stay under $2,600",
         "we have 2 standups a week",
+        "Keep the thermostat under 72.",
         "ok the rent can go to 2,900 max",
-        "we go to 3 meetings a week",
+        "The temperature went to 90 today.",
+        "The hotel price could go to 250 in July, I read.",
     ]
     status = _statuses(tmp_path, said)
     assert status["rent has to stay under $2,600"] == "superseded", status
     assert status["the rent can go to 2,900 max"] == "active", status
     assert status["we have 2 standups a week"] == "active", status
+    assert status["Keep the thermostat under 72."] == "active", status
 
 
 @pytest.mark.parametrize(
@@ -560,6 +584,21 @@ def test_a_bare_value_puts_right_the_amount_near_it(tmp_path: Path, old: str, ne
     status = _statuses(tmp_path, [old, "we fly out on May 3", new])
     assert status[old] == "superseded", status
     assert status["we fly out on May 3"] == "active", status
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "If we don't need the parking anymore, we could pick the downtown hotel.",
+        "I don't need the old car anymore, so I will sell it.",
+        "We don't need to rush the hotel booking anymore.",
+        "We don't need the parking anymore?",
+        "We don't need a second hotel anymore.",
+    ],
+)
+def test_needed_no_longer_withdraws_only_when_said_of_the_thing(tmp_path: Path, said: str) -> None:
+    status = _statuses(tmp_path, ["The hotel must have free parking.", said])
+    assert status["The hotel must have free parking."] == "active", status
 
 
 def test_switching_to_the_option_not_taken_changes_the_choice(tmp_path: Path) -> None:

@@ -648,14 +648,16 @@ class Assembler:
         # each says what holds now (its content too, when no line of the block shows it)
         old_ids = sorted({old for s in shown for old in s.item.supersedes} | marked)
         for old in self.store.items_by_id(old_ids):
-            now = self._in_force(old) if old.id in marked else None
-            if now is None and old.superseded_by not in shown_ids:
+            end = self._chain_end(old) if old.id in marked else None
+            if end is None and old.superseded_by not in shown_ids:
                 continue
-            new = now.id if now is not None else str(old.superseded_by)
+            new = end.id if end is not None else str(old.superseded_by)
             refs = ", ".join(old.source_refs)
-            text = w["superseded"].format(old=clip(old.content, 160), refs=refs, new=new)
-            if now is not None and new not in shown_ids:
-                text += f" “{clip(now.content, 160)}”"
+            withdrawn = end is not None and end.status == "retracted"
+            wording = w["then_withdrawn" if withdrawn else "superseded"]
+            text = wording.format(old=clip(old.content, 160), refs=refs, new=new)
+            if end is not None and not withdrawn and new not in shown_ids:
+                text += f" “{clip(end.content, 160)}”"
             line = f"- [mem {old.id}] {one_line(text)}"
             b.add("notice", heading, line, f"notice:{old.id}")
         disputed = self.store.count_items(self._scope, "disputed")
@@ -679,9 +681,9 @@ class Assembler:
         if not found and (retrieval.signals.terms or retrieval.signals.short_terms):
             b.add("notice", heading, f"- {insufficient(query, self.locale)}", "notice:insufficient")
 
-    def _in_force(self, item: MemoryItem) -> MemoryItem | None:
-        """The item that holds now in place of a superseded one: the end of its chain of
-        replacements (None when the chain ends in a withdrawn item or breaks)."""
+    def _chain_end(self, item: MemoryItem) -> MemoryItem | None:
+        """The end of a superseded item's chain of replacements: the item in force now,
+        or the one withdrawn since (None when the chain breaks)."""
         seen = {item.id}
         while item.status == "superseded" and item.superseded_by:
             found = self.store.item(item.superseded_by)
@@ -689,7 +691,7 @@ class Assembler:
                 return None
             seen.add(found.id)
             item = found
-        return item if item.status in ("active", "disputed") else None
+        return item if item.status in ("active", "disputed", "retracted") else None
 
     # --- logging ------------------------------------------------------------------------------
 

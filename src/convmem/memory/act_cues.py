@@ -225,11 +225,13 @@ ZH_COMMIT_MORE = re.compile(
 )
 #: How something felt, said after "must have been": a guess at another's experience.
 _FEELING = (
-    r"(?:so|really|very|quite|pretty|tough|hard|rough|fun|great|nice|lovely|amazing|awesome|incredible|wonderful|scary"
-    r"|terrifying|sad|crazy|wild|intense|special|stressful|emotional|overwhelming|exhausting"
-    r"|difficult|painful|beautiful|cool|exciting|rewarding|frustrating|awful|terrible|nerve-wracking"
-    r"|magical|memorable|surreal|inspiring|fulfilling|hectic|busy|proud|relieved|thrilled"
-    r"|devastated|heartbreaking|touching|meaningful|unforgettable|[a-z]+(?:ful|ous|ing|ive|ble))"
+    r"(?:so|really|very|quite|pretty|tough|hard|rough|fun|great|nice|lovely|amazing"
+    r"|awesome|incredible|wonderful|scary|terrifying|sad|crazy|wild|intense|special"
+    r"|stressful|emotional|overwhelming|exhausting|difficult|painful|beautiful|cool"
+    r"|exciting|rewarding|frustrating|awful|terrible|nerve-wracking|nerve-racking"
+    r"|magical|memorable|surreal|inspiring|fulfilling|hectic|busy|proud|relieved"
+    r"|thrilled|devastated|heartbreaking|touching|meaningful|unforgettable|stunning"
+    r"|gorgeous|delicious|peaceful)"
 )
 #: A guess or a feeling phrased with a modal, not an obligation: "must have lost the
 #: index", "someone must have skipped step 4", "that must have been the vacuum", "it can't
@@ -251,7 +253,7 @@ EPISTEMIC = re.compile(
     r"|left|forgot|forgotten|broken|overwritten|shot|felt|looked|seemed|sounded)\b"
     # another person's past as the speaker pictures it: "they must have felt so proud"
     rf"|\b(?P<whom>they|you|he|she)\s+must(?:'ve|\s+have)\s+(?:been\s+{_FEELING}|felt|looked"
-    r"|seemed|sounded|had\s+(?:a|an|so|such|fun|the)|gone\s+through)\b"
+    r"|seemed|sounded|had\s+(?:a blast|a great time|a good time|so much fun|fun|such a))\b"
     # a subject and a state, or a culprit: "it must be a caching issue", "that can't be right"
     r"|\b(?P<whose>it|that|this|he|she|they|you)\s+(?:must|can't|cannot|can not|couldn't)\s+be"
     r"\s+(?:something|someone|why|because|caused|coming from|tired|sick|bored|busy|kidding"
@@ -273,7 +275,9 @@ USE_NAMED = re.compile(
     r"^(?:(?:ok(?:ay)?|so|then|just|fine|alright|no|nah|nope|i disagree)[\s,]+)*"
     r"(?:let'?s\s+)?(?:use|go with"
     r"|switch to|stick with|stay with|keep using)\s+(?!(?:it|this|that|them|these|those|one"
-    r"|the same|something|anything|whatever|what)\b)[\w.+#/-]+(?:\s+[\w.+#/-]+){0,2}"
+    r"|the same|something|anything|whatever|what|me|us|you|him|her|your|my|our|their|his"
+    r"|caution|judg(?:e)?ment|imagination|common sense|head|brain|heart|gut)\b)"
+    r"[\w.+#/-]+(?:\s+[\w.+#/-]+){0,2}"
     r"(?:\s+(?:then|instead|please|pls))?\s*[.!]*$",
     _I,
 )

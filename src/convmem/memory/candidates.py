@@ -41,10 +41,10 @@ CONDITION = re.compile(
     r"|mobile|desktop|weekdays|weekends|the weekend|fridays|mondays|holidays|business days)\b"
     r"|\bper\s+[\w-]+\b|\bduring\s+(?:a|an|the|this|each|every)\s+[\w-]+\b"
     r"|\bfor\s+(?:this|each|every)\s+[\w-]+\b"
-    r"|\b(?<!not )(?<!than )(?:once |twice )?(?:a|an|each|every)\s+(?:night|month|day|year|week"
-    r"|hour|person|head"
+    r"|\b(?:(?:once|twice)\s+|(?<!not )(?<!than )(?<!once )(?<!twice ))(?:a|an|each|every)\s+"
+    r"(?:night|month|day|year|week|hour|person|head"
     r"|weekday)\b(?!\s+(?:job|trip|pass|off|or two))"
-    r"|\b(?:on )?(?:weekdays?|weekends?|weeknights?|school (?:days|nights))\b"
+    r"|\b(?:on )?(?:weekdays?|weekends?|weeknights?)\b|\bon school (?:days|nights)\b"
     r"|/(?:night|month|mo|day|year|yr|week|hour|hr|person|pp)\b"
     r"|[Pp]\d{2,3}|高峰期?|峰值|人均|每(?:个人|人|晚|天|日|个月|月|年|周|次|小时|秒|分钟|间|位|张|单|桌|份"
     r"|次调用|个请求|个用户)"
@@ -83,20 +83,20 @@ ZH_MONEY = re.compile(
     r"预算|人均|价格|价位|房租|租金|工资|月薪|薪资|年薪|[\u3400-\u9fff]?费|花费|成本|票价|门票|报价|消费|总价|单价"
     r"|押金|首付"
     r"|贷款|存款|块|钱|[元¥￥]|多少钱|以内的|左右的"
-    r"|定投|信用卡|房贷|车贷|理财|奖金|年终奖|档次?|半包|全包|[花付]了"
+    r"|定投|信用卡(?:还|欠|额度|账单|分期|透支)|房贷|车贷|理财|奖金|年终奖|档次|[那这哪]档"
+    r"|半包|全包|[花付]了"
 )
 
 
-def _money_in_yuan(text: str, n: dict[str, Any]) -> dict[str, Any]:
-    """A bare amount in Chinese everyday text is yuan: "人均100以内", "每晚800封顶"."""
+def _money_in_yuan(n: dict[str, Any], money: bool, latin: bool) -> dict[str, Any]:
+    """A bare amount in Chinese everyday text is yuan: "人均100以内", "每晚800封顶".
+    ``money``: the clause has a word of money (ZH_MONEY); ``latin``: it has a Latin
+    letter (a technical text: "batch size降到8")."""
     if n["type"] != "number" or n.get("unit") is not None:
         return n
     if not isinstance(n["value"], int | float) or n["value"] < 10:
         return n
-    # "13k以上就行": the number's own "k" is no Latin word
-    rest = text.replace(str(n.get("raw", "")), " ")
-    everyday = not re.search(r"[A-Za-z]", rest) and (n.get("bound") or n.get("conditions"))
-    if ZH_MONEY.search(text) or everyday:
+    if money or (not latin and (n.get("bound") or n.get("conditions"))):
         return {**n, "type": "money", "unit": "CNY"}
     return n
 
@@ -116,6 +116,8 @@ def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, An
             conditions.append(phrase)
             spans.append(m.span())
     out = []
+    zh: bool | None = None
+    money = latin = False
     for v in values:
         inside = any(a <= v.start and v.end <= b for a, b in spans)
         if inside:
@@ -128,8 +130,11 @@ def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, An
         number = {**v.as_dict(), "conditions": own}
         if v.unit == "day" and any(re.search(r"week|month|周|月", c) for c in own):
             number["type"] = "quantity"  # "4 days a week" counts days
-        if _CJK.search(text):
-            number = _money_in_yuan(text, number)
+        if zh is None:  # asked once per clause, not once per number
+            zh = bool(_CJK.search(text))
+            money, latin = zh and bool(ZH_MONEY.search(text)), bool(re.search("[A-Za-z]", text))
+        if zh:
+            number = _money_in_yuan(number, money, latin)
         out.append(number)
     used = [c for c in conditions if any(c in n["conditions"] for n in out)] if out else conditions
     return out, used

@@ -76,10 +76,12 @@ def completed(numbers: list[dict[str, Any]], old: Sequence[dict[str, Any]]) -> l
 
     "make it 3" after "at least 4 dinners" counts dinners, "move the call to 10" after
     "9:30 am" is 10:00, and "出发改成2号" after "5月1号出发" is May 2: a lone bare number
-    takes the type and unit of the one value of the old item that has them (or is the
-    hour nearer its one clock time), a day without its month the old date's month (and
-    year). A bare number beside a value of its own labels something ("job 2 under 1009
-    ms") and is left alone. What the person wrote (``raw``) stays as it was.
+    near the one value of the old item that has a type and unit takes them (8080 is no
+    duration after "500 ms"), a bare hour against the old item's one clock time is read
+    as a time (see :func:`_on_the_clock`), and a day without its month takes the old
+    date's month (and year) when that day exists in it. A bare number beside a value
+    of its own labels something ("job 2 under 1009 ms") and is left alone. What the
+    person wrote (``raw``) stays as it was.
     """
     typed = [n for n in old if n.get("type") not in (None, "number", "date", "time")]
     dates = [n for n in old if n.get("type") == "date" and isinstance(n.get("value"), str)]
@@ -87,28 +89,47 @@ def completed(numbers: list[dict[str, Any]], old: Sequence[dict[str, Any]]) -> l
     out = []
     for n in numbers:
         if len(numbers) == 1 and n.get("type") == "number" and n.get("unit") is None:
-            if len(typed) == 1:
+            if len(typed) == 1 and links.near([n], typed):
                 n = {**n, "type": typed[0]["type"], "unit": typed[0].get("unit")}
             elif len(times) == 1 and not typed:
                 n = _on_the_clock(n, str(times[0]["value"]))
         day = n.get("value")
         if n.get("type") == "date" and isinstance(day, str) and day.startswith("---"):
             month = _MONTH_OF.match(str(dates[0]["value"])) if len(dates) == 1 else None
-            if month is not None:
+            if month is not None and _a_day_of(month.group(), day[3:]):
                 n = {**n, "value": month.group() + day[3:]}
         out.append(n)
     return out
 
 
+def _a_day_of(month: str, day: str) -> bool:
+    """Whether ``day`` ("30") exists in ``month`` ("02-", "2024-02-"); a month without
+    its year may be February of a leap year."""
+    import calendar
+
+    parts = month.rstrip("-").split("-")
+    year = int(parts[0]) if len(parts) == 2 else 2000
+    return day.isdigit() and 1 <= int(day) <= calendar.monthrange(year, int(parts[-1]))[1]
+
+
 def _on_the_clock(n: dict[str, Any], before: str) -> dict[str, Any]:
-    """A bare hour (1-12) put in place of a clock time: of its morning and afternoon
-    readings, the one nearer the time it replaces ("dinner's at 3" after "dinner is at
-    4pm" is 15:00, "her nap is at 1" after "around 12:30" is 13:00)."""
+    """A bare hour (1-12) put in place of a clock time. One to six is in the afternoon
+    (people seldom move a call to 4 am) unless the time it replaces is in the small
+    hours or late in the evening (one to three after nine pm); seven to eleven is the
+    reading nearer that time; twelve is noon ("dinner's at 3" after "4pm" is 15:00,
+    "her nap is at 1" after "12:30" is 13:00, "move the call to 10" after "9:30 am" is
+    10:00)."""
     value = n.get("value")
     if not isinstance(value, int) or not 1 <= value <= 12 or str(n.get("raw")) != str(value):
         return n
     was = int(before[:2]) * 60 + int(before[3:5])
-    hour = min((value % 12, value % 12 + 12), key=lambda h: (abs(h * 60 - was), h))
+    if value == 12:
+        hour = 12
+    elif value <= 6:
+        # the small hours: from 3:30 am, or just past a late evening ("11:30 pm" to 1)
+        hour = value if was < 7 * 60 or (was >= 21 * 60 and value <= 3) else value + 12
+    else:
+        hour = min((value, value + 12), key=lambda h: (abs(h * 60 - was), h))
     return {**n, "type": "time", "value": f"{hour:02d}:00"}
 
 
@@ -232,8 +253,11 @@ class Extractor:
         asked = self._question_before(event) if from_user else ""
         said = event.text
         if event.truncated and event.store == "archive":
-            # what the person says after a long paste is past the stored copy's cap
-            said = self.store.archive_text(event.session_id, event.seq) or said
+            # what the person says after a long paste is past the stored copy's cap: its
+            # end is read too, as long as the stored copy (reading is not linear in every
+            # shape of text, and the archive keeps up to 200,000 characters)
+            whole = self.store.archive_text(event.session_id, event.seq) or said
+            said = whole if len(whole) <= 2 * len(said) else f"{said}\n{whole[-len(said) :]}"
         text = user_words(said) if from_user else said
         for cand in candidates(text, from_user, bool(asked), offered=asked):
             item = self._store_candidate(event, cand, from_user, report, made)

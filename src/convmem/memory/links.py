@@ -150,7 +150,7 @@ def _magnitudes(numbers: Sequence[dict[str, object]]) -> list[float]:
     return out
 
 
-def _near(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]) -> bool:
+def near(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]) -> bool:
     """Some value of ``a`` is within :data:`NEAR` of some value of ``b``."""
     return any(max(x, y) <= NEAR * min(x, y) for x in _magnitudes(a) for y in _magnitudes(b))
 
@@ -203,7 +203,7 @@ def _latest_value(
             and (
                 not change_only
                 or not (cand.topic and i.topic and _overlap(cand.topic, i.topic) == 0)
-                or _near(cand.numbers, i.numbers)
+                or near(cand.numbers, i.numbers)
             )
         ]
         if same:
@@ -223,7 +223,7 @@ def _latest_value(
             i
             for i in pool
             if any(n.get("type") not in ("date", "time", "version") for n in i.numbers)
-            and _near(cand.numbers, i.numbers)
+            and near(cand.numbers, i.numbers)
         ]
         if counts:
             return counts[-1], "a correction of the latest value near it"
@@ -440,8 +440,9 @@ def relate(
             or (bool(types & _types(item.numbers)) and not _apart(cand.numbers, item.numbers))
             # "drop workers to 2 per pod": a bare count of what "4 uvicorn workers" counts
             or bool(counted and counted in item_units)
-            # "the rent can go to 2,900 max": a bare value for the subject that held one
-            or bool(bare and overlap and item.numbers)
+            # "the rent can go to 2,900 max": a bare value, said as a change, for the
+            # subject that held one ("the hotel is on floor 12" changes no parking limit)
+            or bool(bare and overlap and item.numbers and (reading.correction or reading.change))
         )
         if values and item.numbers and not (values - _values(item.numbers)):
             continue  # restates the same value
@@ -451,7 +452,7 @@ def relate(
         )
         if same_unit:
             score += 3
-            if reading.correction and _near(cand.numbers, item.numbers):
+            if reading.correction and near(cand.numbers, item.numbers):
                 score += 1  # the value put right is near the new one (14 lbs, then 15.5)
         if same_kind_of_thing:
             score += 3

@@ -220,7 +220,7 @@ _CHANGE = re.compile(
     r"|cut|drop(?:ped|s)?|upped|resched(?:uled?|ules)?|revis(?:e[ds]?|ing)|switch(?:e[ds]|ing)?)"
     r"(?: (?:the |our |my )?[\w-]+(?: [\w-]+)?)?(?: back| up| out)? to\b"
     # a limit that now reaches further: "the budget goes to 2,900", "can go up to $3k"
-    r"|\b(?:goes|can go|could go|went)(?: up)? to (?=[$€£¥]?\d)"
+    r"|\b(?:goes|can go)(?: up)? to (?=[$€£¥]?\d)"
     r"|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到|挪到|推到|推迟到|延到|延后到|延长到|提前到"
     r"|调到|调整到|涨到|降到|改到"
     # "现在8张了", "训练集现在9500条": the value something has now
@@ -247,8 +247,11 @@ _RETRACT_SOURCE = (
     r"|necessary|a priority|a thing)"
     r"|drop the (?P<d>[\w\s-]{2,30}?) (?:requirement|thing|part|idea|rule)"
     r"|no need for (?:the )?(?P<e>[\w\s-]{2,30})"
-    r"|(?:we|i) (?:don't|do not|no longer) need (?:the |that |this )?(?P<n>[\w\s-]{2,30}?)"
-    r"(?: limit| rule| requirement| thing)? (?:anymore|any more)"
+    # the whole clause, about a thing named with "the": "we don't need the 200 ms limit
+    # anymore" (not "if we don't need the parking anymore", "… anymore, so I'll sell it")
+    r"|^\W*(?:(?:ok|so|actually|also|oh)[\s,]+)*(?:we|i) (?:don't|do not|no longer) need"
+    r" (?:the|that|this) (?!to\b)(?P<n>[\w\s-]{2,30}?)(?: limit| rule| requirement| thing)?"
+    r" (?:anymore|any more)(?=[\s.!]*$)"
     r"|scratch (?:the )?(?P<l>[\w\s'-]{2,30}))\b"
     r"|(?P<f>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个"
     r"|的事|的要求|那条)?(?:先)?(?:不用管了|不用考虑了|不需要了"
