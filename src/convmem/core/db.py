@@ -123,7 +123,7 @@ class MemoryDatabase:
         try:
             return self.conn.execute(sql, params)
         except sqlite3.Error as exc:
-            _raise_if_interrupted()
+            _raise_if_interrupted(exc)
             raise _explain(exc, self.path) from exc
         except (UnicodeEncodeError, OverflowError) as exc:  # a parameter SQLite cannot take
             raise _unbindable(exc, self.path) from exc
@@ -132,7 +132,7 @@ class MemoryDatabase:
         try:
             return self.conn.executemany(sql, rows)
         except sqlite3.Error as exc:
-            _raise_if_interrupted()
+            _raise_if_interrupted(exc)
             raise _explain(exc, self.path) from exc
         except (UnicodeEncodeError, OverflowError) as exc:
             raise _unbindable(exc, self.path) from exc
@@ -141,8 +141,8 @@ class MemoryDatabase:
         cursor = self.execute(sql, params)
         try:
             return cursor.fetchall()
-        except sqlite3.Error:
-            _raise_if_interrupted()
+        except sqlite3.Error as exc:
+            _raise_if_interrupted(exc)
             raise
 
     def one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
@@ -331,6 +331,9 @@ def register_functions(conn: sqlite3.Connection) -> None:
 #: raised there as "user-defined function raised exception", so the statement's caller
 #: raises the KeyboardInterrupt again (an ingest stopped so must say so, not fail).
 _interrupted = threading.Event()
+#: Set when one of them raised anything else (they are written not to).
+_failed = threading.Event()
+_CALLBACK_ERROR = "user-defined function raised exception"
 
 
 def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -340,14 +343,28 @@ def _guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt:
             _interrupted.set()
             raise
+        except BaseException:
+            _failed.set()
+            raise
 
     return call
 
 
-def _raise_if_interrupted() -> None:
+def _raise_if_interrupted(exc: BaseException | None = None) -> None:
+    """Raise KeyboardInterrupt again when Ctrl-C is why a statement failed.
+
+    A signal that arrives while SQLite runs its own code is raised as the next Python
+    frame starts, which can be a function's first instruction, before its ``try``: a
+    failed callback that recorded nothing was stopped there, and only a signal does so.
+    """
     if _interrupted.is_set():
         _interrupted.clear()
         raise KeyboardInterrupt
+    if exc is not None and str(exc) == _CALLBACK_ERROR:
+        if _failed.is_set():
+            _failed.clear()
+        else:
+            raise KeyboardInterrupt
 
 
 def _words(text: object) -> str:
