@@ -139,6 +139,21 @@ def test_pasted_logs_are_never_statements() -> None:
     assert all("p95" not in c for _, c in _kinds(message))
 
 
+@pytest.mark.parametrize(
+    ("message", "kinds"),
+    [
+        ("we decided to use Go 1.22 for the rewrite", ["decision"]),
+        ("I decided on the 2.5 GHz one", ["decision"]),
+        # a story of what was decided once is no standing decision
+        ("I decided to take a nap after lunch.", []),
+        ("I just decided to treat myself to ice cream lol", []),
+        ("I decided on a whim to dye my hair.", []),
+    ],
+)
+def test_a_decision_said_in_so_many_words(message: str, kinds: list[str]) -> None:
+    assert [k for k, _ in _kinds(message)] == kinds
+
+
 def test_assistant_sentences_are_at_most_proposals() -> None:
     assert _kinds("I suggest we use Redis for the cache.", from_user=False) == [
         ("proposal", "I suggest we use Redis for the cache.")

@@ -284,9 +284,12 @@ USE_NAMED = re.compile(
 #: A decision said in so many words: "we decided to use Go 1.22", "我们决定用 Python 3.12
 #: 写后端" (a version number had made the model read the second as a fact).
 DECIDED = re.compile(
-    r"^(?:(?:ok|so|well|anyway)[\s,]+)*(?:we|i)(?:'ve| have)?\s+(?:finally\s+|just\s+)?decided\s+"
-    r"(?:to|on)\b|^(?:那)?(?:我们|我|咱们)?(?:最后|最终|已经)?决定(?:了)?[，,\s]*(?:用|选|去|买|要|做|改|换"
-    r"|上|采用|走)",
+    # what to use, build or buy, not a nap or an ice cream ("I decided to treat myself")
+    r"^(?:(?:ok|so|well|anyway)[\s,]+)*(?:we|i)(?:'ve| have)?\s+(?:finally\s+)?decided\s+"
+    r"(?:on\b(?!\s+a\s+whim)|to\s+(?:use|go with|switch|move|migrate|keep|drop|stick with|build"
+    r"|buy|book|rent|hire|sign|take the|pick|choose|adopt)\b)"
+    r"|^(?:那)?(?:我们|我|咱们)?(?:最后|最终|已经)?决定(?:了)?[，,\s]*(?:用|选|去|买|要|做|改|换|上"
+    r"|采用|走)",
     _I,
 )
 #: A requirement stated with "needs": "the hotel needs free parking", "it needs CarPlay".
