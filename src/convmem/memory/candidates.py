@@ -116,8 +116,10 @@ def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, An
             conditions.append(phrase)
             spans.append(m.span())
     out = []
-    zh: bool | None = None
-    money = latin = False
+    # asked once per clause, not once per number (a long clause holds thousands)
+    zh = bool(values) and bool(_CJK.search(text))
+    money = zh and bool(ZH_MONEY.search(text))
+    latin = zh and bool(re.search("[A-Za-z]", text))
     for v in values:
         inside = any(a <= v.start and v.end <= b for a, b in spans)
         if inside:
@@ -130,9 +132,6 @@ def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, An
         number = {**v.as_dict(), "conditions": own}
         if v.unit == "day" and any(re.search(r"week|month|周|月", c) for c in own):
             number["type"] = "quantity"  # "4 days a week" counts days
-        if zh is None:  # asked once per clause, not once per number
-            zh = bool(_CJK.search(text))
-            money, latin = zh and bool(ZH_MONEY.search(text)), bool(re.search("[A-Za-z]", text))
         if zh:
             number = _money_in_yuan(number, money, latin)
         out.append(number)

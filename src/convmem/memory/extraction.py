@@ -56,8 +56,9 @@ class ExtractionReport:
 
 _LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
-#: The year and month of a date value ("2024-05-01", "05-01"), up to the day.
+#: A clock time value ("09:30").
 _CLOCK = re.compile(r"\d{2}:\d{2}$")
+#: The year and month of a date value ("2024-05-01", "05-01"), up to the day.
 _MONTH_OF = re.compile(r"(?:\d{4}-)?\d{2}-(?=\d{2}$)")
 
 

@@ -415,8 +415,8 @@ def relate(
         if named_it:
             return Link("supersedes", named_it[-1], f"switches to {said!r}")
     units, values, types = _units(cand.numbers), _values(cand.numbers), _types(cand.numbers)
-    counted = cand.topic if _counts(cand.numbers) and " " not in cand.topic else ""
     bare = _counts(cand.numbers)
+    counted = cand.topic if bare and " " not in cand.topic else ""
     names = set(reading.names)
     categories = {subjects.category(n) for n in names} - {None}
     scored: list[tuple[int, int, MemoryItem]] = []
