@@ -102,6 +102,24 @@ def test_corrections_are_the_events_whose_item_supersedes_one(store: MemoryStore
     assert store.correction_seqs("s", limit=1) == [12]
 
 
+def test_replacement_chain_is_read_in_one_walk(store: MemoryStore) -> None:
+    # 1 -> 2 -> 3 (withdrawn); 5 <-> 6 replace each other; 7 points at nothing stored
+    links = {1: "2", 2: "3", 5: "6", 6: "5", 7: "99"}
+    for n, status in ((1, "superseded"), (2, "superseded"), (3, "retracted"), (4, "active"),
+                      (5, "superseded"), (6, "superseded"), (7, "superseded")):  # fmt: skip
+        after = f"mem_s_{int(links[n]):04d}" if n in links else None
+        store.insert_item(_item(n, n, status=status, superseded_by=after))
+    assert store.replacement_chain("mem_s_0001") == {
+        "mem_s_0001": ("superseded", "mem_s_0002"),
+        "mem_s_0002": ("superseded", "mem_s_0003"),
+        "mem_s_0003": ("retracted", None),
+    }
+    assert store.replacement_chain("mem_s_0004") == {"mem_s_0004": ("active", None)}
+    assert set(store.replacement_chain("mem_s_0005")) == {"mem_s_0005", "mem_s_0006"}
+    assert store.replacement_chain("mem_s_0007") == {"mem_s_0007": ("superseded", "mem_s_0099")}
+    assert store.replacement_chain("mem_s_0404") == {}
+
+
 def test_sessions_newest_first_by_project(store: MemoryStore) -> None:
     clock = iter(f"2026-01-0{n}T00:00:00Z" for n in range(1, 10))
     store.now = lambda: next(clock)

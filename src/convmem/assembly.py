@@ -684,14 +684,19 @@ class Assembler:
     def _chain_end(self, item: MemoryItem) -> MemoryItem | None:
         """The end of a superseded item's chain of replacements: the item in force now,
         or the one withdrawn since (None when the chain breaks)."""
+        chain = self.store.replacement_chain(item.id)
         seen = {item.id}
-        while item.status == "superseded" and item.superseded_by:
-            found = self.store.item(item.superseded_by)
-            if found is None or found.id in seen:
+        status, after = item.status, item.superseded_by
+        end = item.id
+        while status == "superseded" and after:
+            if after not in chain or after in seen:
                 return None
-            seen.add(found.id)
-            item = found
-        return item if item.status in ("active", "disputed", "retracted") else None
+            seen.add(after)
+            end = after
+            status, after = chain[after]
+        if status not in ("active", "disputed", "retracted"):
+            return None
+        return item if end == item.id else self.store.item(end)
 
     # --- logging ------------------------------------------------------------------------------
 

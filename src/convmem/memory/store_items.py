@@ -150,6 +150,20 @@ class ItemStoreMixin:
         row = self.db.one("SELECT * FROM memory_items WHERE id = ?", (item_id,))
         return None if row is None else MemoryItem.from_row(row)
 
+    def replacement_chain(self, item_id: str) -> dict[str, tuple[str, str | None]]:
+        """Each item on the chain of replacements that starts at ``item_id``, with its
+        status and what replaced it: one query, however often the value was corrected
+        (a cycle ends it, as UNION keeps each row once)."""
+        rows = self.db.query(
+            "WITH RECURSIVE chain(id, status, next) AS ("
+            "SELECT id, status, superseded_by FROM memory_items WHERE id = ?"
+            " UNION SELECT m.id, m.status, m.superseded_by FROM memory_items m"
+            " JOIN chain c ON m.id = c.next WHERE c.status = 'superseded')"
+            " SELECT id, status, next FROM chain",
+            (item_id,),
+        )
+        return {str(r["id"]): (str(r["status"]), r["next"]) for r in rows}
+
     def items_by_id(self, ids: Iterable[str]) -> list[MemoryItem]:
         wanted = sorted(set(ids))
         if not wanted:
