@@ -786,6 +786,53 @@ def test_asking_whether_there_is_is_no_rule(message: str) -> None:
     assert classify(message).rule != "a requirement: it must have (要有阳台)"
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        "laundry in the building is a must.",
+        "honestly money matters but long distance is a dealbreaker.",
+        "good light is non-negotiable",
+        "We need free parking at the hotel.",
+        "we'd also need a rental car for one day to see the coast",
+        "酒店要靠近地铁站",
+        "房子要朝南",
+        "带阳台是刚需",
+        "我们需要一个能住4个人的房间",
+    ],
+)
+def test_what_the_person_cannot_do_without_is_a_rule(message: str) -> None:
+    assert [c.kind for c in candidates(message)] == ["constraint"]
+
+
+_REQUIREMENT_RULES = (
+    "a must (is a must, a dealbreaker, non-negotiable)",
+    "a requirement: what we need",
+    "a requirement: where or what it must be (要靠近地铁站)",
+)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I need a break",
+        "we need more time",
+        "is parking a must?",
+        "我要带孩子去",
+        "要带羽绒服吗",
+        "朋友说要带她男朋友",
+        "我们需要休息",
+        "Barcelona is a must-visit city!",
+        "A cozy nook is a must!",
+        "It's a must-have in my life.",
+        "we need more people like you!",
+    ],
+)
+def test_a_passing_need_a_plan_a_cheer_or_a_question_is_no_requirement(message: str) -> None:
+    from convmem.memory.acts import classify
+
+    assert classify(message).rule not in _REQUIREMENT_RULES
+
+
 @pytest.mark.parametrize("message", ["那利用率调到0.92吧", "batch size降到8", "学习率调到0.92吧"])
 def test_a_value_set_for_a_setting_is_a_rule(message: str) -> None:
     from convmem.memory.acts import classify

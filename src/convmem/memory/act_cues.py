@@ -292,9 +292,41 @@ DECIDED = re.compile(
     r"|采用|走)",
     _I,
 )
+#: Another person's view, told: "my husband thinks it'll get dusty", "my wife thinks we
+#: don't need the parking anymore". What they think is no rule or choice of the person's.
+OTHERS_VIEW = re.compile(
+    r"^(?:(?:hmm+|well|but|and|so|also|plus|though|oh)[\s,]+)*(?:my|our)\s+(?:[\w-]+\s+){1,3}?"
+    r"(?:thinks|believes|feels|reckons|figures|suspects)\b",
+    _I,
+)
 #: A requirement stated with "needs": "the hotel needs free parking", "it needs CarPlay".
 NEEDS = re.compile(
     r"\b(?:needs|requires|must have|has to have)\s+(?!to\b|help\b|you\b|me\b|us\b)\w", _I
+)
+#: A thing the person will not do without: "laundry in the building is a must",
+#: "long distance is a dealbreaker", "parking is non-negotiable".
+MUST_BE = re.compile(
+    # a thing named, not "it's a must-have in my life"
+    r"(?<!\bit)(?<!\bit )(?<!\bthis)(?<!\bthis )(?<!\bthat)(?<!\bthat )"
+    r"\b(?:is|are|'s|'re)\s+(?:(?:a|an|the)\s+)?(?:(?:absolute|total|hard|real|big)\s+)?"
+    r"(?:must(?:[- ]have)?|deal[- ]?breaker|non[- ]?negotiable|mandatory)\b"
+    # not a tip or a cheer ("Barcelona is a must-visit city!", "a must learn for…")
+    r"(?!-\w|\s+(?:read|see|visit|try|learn|watch|do|buy|listen|eat)\b)(?!.*[!?]\s*$)",
+    _I,
+)
+#: A requirement stated as what we need: "we need a room that sleeps 4", "we'd also
+#: need a rental car for one day", "I need a car by the end of the month" (for "I",
+#: only with a value: "I need a break" is no requirement; see ``acts.guide_rule``).
+WE_NEED = re.compile(
+    r"^(?:(?:so|and|also|ok|okay|but|plus|oh|well|then|hotels?|flights?)[\s,:]+)*"
+    r"(?P<who>we|we'd|we'll|we would|we will|i|i'd|i'll)\s+"
+    r"(?:(?:also|still|really|definitely|absolutely|only|just|probably|will)\s+)*"
+    r"need\s+(?!(?:to|you|your|help|advice|ideas?|suggestions?|it|this|that|them|him|her|me"
+    r"|us|more time|more people|people|folks|someone|somebody|sleep|rest)\b)"
+    r"(?!.*!\s*$)(?:(?:a|an|some)\s+)?"
+    r"(?!(?:break|minute|moment|sec|second|nap|drink|vacation|holiday|hand|word|favou?r"
+    r"|little help|bit of help|few ideas|new idea)\b)\w",
+    _I,
 )
 #: Chinese "X 用 Y": a named tool chosen for a role ("日志库用 loguru", "缓存先上 Redis").
 ZH_NAMED_CHOICE = re.compile(
@@ -449,6 +481,15 @@ ZH_SETTING = re.compile(
 #: (not "要有空的话…", if there is time, nor "要有人帮忙吗", a question)
 ZH_MUST_HAVE = re.compile(
     r"^(?!.*的话)(?:一定|必须)?(?:要|得|需要)有(?!空|时间|人)[^吗呢么？?，,。]{1,12}[。！!]?$"
+)
+#: A Chinese requirement of where or what a thing must be: "酒店要靠近地铁站", "房子要朝南",
+#: "要带停车位", "带阳台是刚需", "我们需要一个能住4个人的房间".
+ZH_REQUIRES = re.compile(
+    # not a plan ("我要带孩子去"), a report ("朋友说要带…") or a case ("…的话")
+    r"^(?!.*(?:的话|说|觉得))(?![我你他她咱])[^，,。！!？?]{0,12}?(?:一定|必须)?要"
+    r"(?:靠近|挨着|朝[东南西北]|带[^上着]|在[^，,。]{1,10}(?:附近|旁边|周边|边上))"
+    r"|刚需|^(?:我们|咱们)(?:还|也|一定|必须)?(?:需要|得有)(?!休息|时间|考虑|想想|商量|聊聊)"
+    r"[^，,。！!？?吗呢]{2,}"
 )
 #: A value set for a setting in Chinese ("利用率调到0.92吧", "batch size降到8"): where the
 #: value lands ``set`` begins (read with its numbers, see ``acts.guide_rule``).

@@ -322,7 +322,10 @@ _LEADS_INTO_SUBJECT = frozenset(
     want wanted need make let help see saw because that if when so and but or nor than as since
     unless until where what how why which who whether to for with of in on at by from about like
     is are was were be did does do sure maybe also then once after before while though just
-    realized noticed found heard assuming suppose figure bet wish promise remember forgot""".split()
+    realized noticed found heard assuming suppose figure bet wish promise remember forgot
+    thinks knows believes feels hopes reckons insists claims suggests figures guesses agrees
+    argues mentions mentioned suggested insisted claimed agreed argued figured reckon insist
+    tells""".split()
 )
 
 
