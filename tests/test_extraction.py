@@ -798,6 +798,9 @@ def test_asking_whether_there_is_is_no_rule(message: str) -> None:
         "房子要朝南",
         "带阳台是刚需",
         "我们需要一个能住4个人的房间",
+        "中文分词要支持",
+        "开gradient checkpointing",
+        "bf16 打开吧",
     ],
 )
 def test_what_the_person_cannot_do_without_is_a_rule(message: str) -> None:
@@ -808,6 +811,7 @@ _REQUIREMENT_RULES = (
     "a must (is a must, a dealbreaker, non-negotiable)",
     "a requirement: what we need",
     "a requirement: where or what it must be (要靠近地铁站)",
+    "a setting turned on or off (开gradient checkpointing)",
 )
 
 
@@ -821,6 +825,8 @@ _REQUIREMENT_RULES = (
         "要带羽绒服吗",
         "朋友说要带她男朋友",
         "我们需要休息",
+        "这个是刚需",
+        "我开车去",
         "Barcelona is a must-visit city!",
         "A cozy nook is a must!",
         "It's a must-have in my life.",
