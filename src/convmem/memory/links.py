@@ -182,6 +182,20 @@ def _counts(numbers: Sequence[dict[str, object]]) -> bool:
     return bool(numbers) and all(n.get("type") == "number" and not n.get("unit") for n in numbers)
 
 
+def _bare_hour(cand: Candidate) -> bool:
+    """A lone bare hour said as one: "dinner's at 3", "3点开始"."""
+    if len(cand.numbers) != 1:
+        return False
+    n = cand.numbers[0]
+    value, raw = n.get("value"), str(n.get("raw"))
+    if n.get("type") != "number" or n.get("unit") or not isinstance(value, int):
+        return False
+    return 1 <= value <= 12 and raw == str(value) and bool(_AT_HOUR.search(cand.content))
+
+
+_AT_HOUR = re.compile(r"\bat\s+(?:1[0-2]|[1-9])\b(?![:.\d])|(?<!\d)(?:1[0-2]|[1-9])点")
+
+
 def _latest_value(
     cand: Candidate, pool: Sequence[MemoryItem], change_only: bool = False
 ) -> tuple[MemoryItem, str] | None:
@@ -417,6 +431,7 @@ def relate(
     units, values, types = _units(cand.numbers), _values(cand.numbers), _types(cand.numbers)
     bare = _counts(cand.numbers)
     counted = cand.topic if bare and " " not in cand.topic else ""
+    hour = _bare_hour(cand)
     names = set(reading.names)
     categories = {subjects.category(n) for n in names} - {None}
     scored: list[tuple[int, int, MemoryItem]] = []
@@ -443,6 +458,14 @@ def relate(
             # "the rent can go to 2,900 max": a bare value, said as a change, for the
             # subject that held one ("the hotel is on floor 12" changes no parking limit)
             or bool(bare and overlap and item.numbers and (reading.correction or reading.change))
+            # "my husband thinks dinner's at 3" against "dinner is at 4pm": a bare hour
+            # for the clock time of what the item names
+            or bool(
+                hour
+                and "time" in _types(item.numbers)
+                and item.topic
+                and subjects.mentions(cand.content.lower(), item.topic)
+            )
         )
         if values and item.numbers and not (values - _values(item.numbers)):
             continue  # restates the same value
@@ -467,12 +490,13 @@ def relate(
         if score:
             scored.append((score, n, item))
     scored.sort(key=lambda t: (-t[0], -t[1]))
-    if reading.hearsay and scored and scored[0][0] >= 3 and cand.kind in COMPARABLE:
+    heard = [t for t in scored if t[2].id not in here]  # not the person's own words beside it
+    if reading.hearsay and heard and heard[0][0] >= 3 and cand.kind in COMPARABLE:
         # someone else's claim against the person's own: both stand, as a dispute; but
         # what the other person puts in is their share, not a claim about the thing ("she
         # can put up to $300 toward the movers", "她说房租她可以出两千"), and a rate is no
         # total (€180 a night against the trip's €1,800)
-        top = scored[0][2]
+        top = heard[0][2]
         if _CONTRIBUTES.search(cand.content) or _rate(cand.numbers) != _rate(top.numbers):
             return None
         return Link("disputes", top, "another person's claim about the same subject")

@@ -546,10 +546,11 @@ def subject_words(key: str) -> set[str]:
 
 #: Someone else's claim: "my husband thinks dinner's at 3", "someone on the team says…".
 THIRD_PARTY = re.compile(
-    r"\b(?:my|our|the|his|her)\s+\w+\s+(?:thinks?|says?|said|claims?|insists?|told me)\b"
+    r"\b(?:my|our|the|his|her)\s+(?:\w+\s+){1,2}?(?:thinks?|says?|said|claims?|insists?|told me)\b"
     r"|\b(?:someone|somebody|they|he|she)(?:\s+on the \w+)?\s+(?:thinks?|says?|said|claims?)\b"
     r"|\baccording to\b"
-    r"|(?:老公|老婆|同事|老板|他|她|他们|有人|运维|产品)(?:刚|又|也|还|一直)?(?:说|觉得|认为)",
+    r"|(?:老公|老婆|同事|老板|领导|他|她|他们|有人|运维|产品|妈|爸|女朋友|男朋友|对象|朋友|那边)"
+    r"(?:刚|又|也|还|一直)?(?:说|觉得|认为)",
     _I,
 )
 
