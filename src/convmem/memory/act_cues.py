@@ -473,7 +473,8 @@ ONGOING = re.compile(r"\b(?:i|we|i've|we've|they've)\s*(?:have\s+)?been\s+\w+ing
 #: Words that name a setting ("超时时间", "连接数", "TTL"): a terse "超时时间30秒" sets it.
 ZH_SETTING = re.compile(
     r"超时|时间|上限|下限|数量|个数|大小|端口|版本|并发|副本|连接|缓存|过期|有效期|重试|间隔|频率|阈值|内存|磁盘|批量"
-    r"|ttl|timeout|worker|pool|qps|rps|p\d\d",
+    r"|学习率|利用率|温度|步数|轮数|显存"
+    r"|ttl|timeout|worker|pool|qps|rps|p\d\d|epoch|batch|lr|temperature|top_?[pk]|max[-_]",
     _I,
 )
 

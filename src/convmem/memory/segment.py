@@ -262,6 +262,8 @@ _UNDECIDED_END = re.compile(
 _CHOICE_AHEAD = re.compile(r"[^，,。！!？?；;]*(?:还是|或者|要不要)")
 _NOT_THIS = re.compile(r"不是[^\s，,。]{1,20}$")
 _NOT_THAT = re.compile(r"不是[^\s，,。]{1,8}(?:[\s，,。！!]|$)")
+#: "学习率不对 是1e-4", "副本数说错了 是3": what was wrong, then what is right.
+_WRONG_BEFORE = re.compile(r"(?:不对|说错了|写错了|搞错了|记错了|弄错了)$")
 #: Where run-on chat text starts a new sentence with no punctuation before it.
 _RUN_ON = re.compile(
     r"(?<=[\u3400-\u9fff])[ \u3000]+(?=[\u3400-\u9fff])"  # 第一次去新疆 好激动
@@ -351,7 +353,11 @@ _MIXED_SPACE = re.compile(
 #: A closing particle: what comes before it is said in full.
 _CLOSING = re.compile(r"[吧啊呢哈嘛呀啦]$")
 #: A Chinese predicate with its Latin object ("帮我写个train.py"), not "，minSdk".
-_CJK_THEN_LATIN = re.compile(r"[\u3400-\u9fff]{2}[A-Za-z][\w.+-]*$")
+_CJK_THEN_LATIN = re.compile(
+    r"[\u3400-\u9fff]{2}[A-Za-z][\w.+-]*$"
+    # a verb and a setting's name of two words: "开gradient checkpointing"
+    r"|(?:^|[\s，,])[开关][A-Za-z][\w.+-]* [A-Za-z][\w.+-]*$"
+)
 _MEASURE = "个台张块件套只条位名家部款种次处份篇行项段页层"
 _COUNT = rf"[0-9零一二两三四五六七八九十百千万几]+[{_MEASURE}]"
 #: A count before the thing counted ("两台 L4"), and said as the topic ("两个 yml 我对比过").
@@ -461,8 +467,10 @@ def _run_ons(piece: str) -> list[str]:
                 continue
         if _CJK.search(piece[m.end() : m.end() + 1]) and len(piece[pos : m.start()].strip()) < 2:
             continue
-        if piece.startswith("是", m.end()) and _NOT_THIS.search(piece, pos, m.start()):
-            continue  # "不是周三 是周四晚上": one correction
+        if piece.startswith("是", m.end()) and (
+            _NOT_THIS.search(piece, pos, m.start()) or _WRONG_BEFORE.search(piece, pos, m.start())
+        ):
+            continue  # "不是周三 是周四晚上", "学习率不对 是1e-4": one correction
         if _NOT_THAT.match(piece, m.end()):
             continue  # "婚期是5月20号 不是18号": the value and the one it replaces
         out.append(piece[pos : m.start()])

@@ -194,7 +194,7 @@ _CORRECTION = re.compile(
     r"|\b(?:make it|make that|change (?:it|that|this) to|change to|switch to|switching to"
     r"|instead of|rather than|should be \S+ instead|use \S+ instead|instead|i meant|i mean"
     r"|meant to say|not \S+ but|correction:|typo)\b"
-    r"|改成|改为|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|[记看写打听]错了|我是说|算了|最后定了|最终定了|调成|调到|改到"
+    r"|改成|改为|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|不对[\s，,]*是|[记看写打听]错了|我是说|算了|最后定了|最终定了|调成|调到|改到"
     # a change of what was said: "we're 13 now", "the exam moved to May 24", "现在是"
     # ("seven years now" is how long something has lasted, not a new value)
     # ("right now", "for now", "what to do now" say when, not that something changed)
@@ -496,6 +496,7 @@ _ZH_NOT_SUBJECT = re.compile(
 #: An adverb between the subject and its verb ("minSdk 直接提到24").
 _ZH_NOT_SUBJECT_END = re.compile(
     r"(?:直接|先|再|就|还是|也|都|已经|现在|最好|往后|往前|稍微|应该|应当"
+    r"|不对|说错了|写错了|搞错了|记错了|弄错了"  # "学习率不对 是1e-4": about 学习率
     r"|(?:从)?(?:下个?月|下周|明年|今年|明天|下次|今天)起?)+$"
 )
 #: Words that name only the kind of a value ("时间也往后挪到7点半": the time of the
