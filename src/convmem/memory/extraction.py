@@ -320,7 +320,11 @@ class Extractor:
             # ("改成1800吧" after "每天最多吃1500大卡") is the limit, not a choice (unlike
             # "let's book the Hilton at $180 a night" after a budget)
             cand.topic = link.target.topic
-            if cand.kind == "decision" and link.target.kind == "constraint" and _bare_value(cand):
+            # a limit moved with a verb of change ("那总的可以到五千五") is the limit too
+            changed = cand.reading is not None and cand.reading.change
+            if cand.kind == "decision" and link.target.kind == "constraint" and (
+                _bare_value(cand) or changed
+            ):
                 cand.kind = "constraint"
         if link is not None and link.relation in ("supersedes", "disputes"):
             cand.numbers = completed(cand.numbers, link.target.numbers)
