@@ -322,8 +322,10 @@ class Extractor:
             cand.topic = link.target.topic
             # a limit moved with a verb of change ("那总的可以到五千五") is the limit too
             changed = cand.reading is not None and cand.reading.change
-            if cand.kind == "decision" and link.target.kind == "constraint" and (
-                _bare_value(cand) or changed
+            if (
+                cand.kind == "decision"
+                and link.target.kind == "constraint"
+                and (_bare_value(cand) or changed)
             ):
                 cand.kind = "constraint"
         if link is not None and link.relation in ("supersedes", "disputes"):
