@@ -43,6 +43,26 @@ def test_duplicated_and_shuffled_lines(cli: Cli, tmp_path: Path) -> None:
     assert [e["seq"] for e in exported["tables"]["events"]] == list(range(1, 41))
 
 
+def test_ingest_says_when_long_texts_were_cut(cli: Cli, home: Path, tmp_path: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        "[capture]\nmax_text_chars = 1000\n[archive]\nmax_chars_per_event = 1500\n", "utf-8"
+    )
+    events = _conversation(n=3)
+    events[0]["text"] = "a" * 1200  # cut in the log, whole in the archive
+    events[2]["text"] = "b" * 3000  # not whole in the archive either
+    path = write_events(tmp_path / "long.jsonl", events)
+    result = cli("ingest", str(path))
+    assert result.code == 0, result
+    assert (
+        "note: 2 texts longer than capture.max_text_chars were cut in the event log; 1 of them"
+        " is not whole in the archive either" in result.err
+    ), result
+    assert cli("ingest", "--json", str(path)).json()["truncated"] == 2
+    short = write_events(tmp_path / "short.jsonl", _conversation("s2", n=2))
+    assert "note:" not in cli("ingest", str(short)).err
+
+
 @pytest.mark.parametrize("name", ["bom.jsonl", "-"])
 def test_a_byte_order_mark_before_the_first_line_is_no_bad_line(
     cli: Cli, tmp_path: Path, name: str

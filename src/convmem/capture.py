@@ -172,13 +172,17 @@ class CaptureResult:
     inserted: int = 0
     duplicates: int = 0
     archived: int = 0
+    #: Texts cut in the event log (``capture.max_text_chars``) ...
     truncated: int = 0
+    #: ... of which the archive does not hold the whole either.
+    lost: int = 0
 
     def add(self, other: CaptureResult) -> None:
         self.inserted += other.inserted
         self.duplicates += other.duplicates
         self.archived += other.archived
         self.truncated += other.truncated
+        self.lost += other.lost
 
 
 class Capture:
@@ -258,6 +262,7 @@ class Capture:
             if archive_row is not None:
                 archives.append(archive_row)
             result.truncated += row[14]
+            result.lost += row[14] and (archive_row is None or archive_row[4])
         with self.store.transaction():
             for session_id, (rows, archives) in by_session.items():
                 inserted = self._insert(session_id, rows)

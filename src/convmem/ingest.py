@@ -50,6 +50,9 @@ class IngestReport:
     inserted: int = 0
     duplicates: int = 0
     ignored: int = 0
+    #: Texts cut in the event log, and those the archive could not hold whole either.
+    truncated: int = 0
+    lost: int = 0
     problems: list[LineProblem] = field(default_factory=list)
     sessions: set[str] = field(default_factory=set)
     #: Lines that repeated a (session, seq) of this run with other text: ignored.
@@ -80,6 +83,23 @@ class IngestReport:
             f"{len(self.sessions)} session{'s' if len(self.sessions) != 1 else ''})"
         )
 
+    def cut(self) -> str | None:
+        """One sentence on texts too long to store whole, if there were any."""
+        if not self.truncated:
+            return None
+        n, lost = self.truncated, self.lost
+        text = (
+            f"{n} text{'s' if n != 1 else ''} longer than capture.max_text_chars"
+            f" {'were' if n != 1 else 'was'} cut in the event log"
+        )
+        if not lost:
+            return text + "; the archive holds each one whole"
+        return (
+            text + f"; {lost} of them {'are' if lost != 1 else 'is'} not whole in the archive"
+            " either, so the end is not stored: raise archive.max_chars_per_event (with"
+            " archive.enabled on) before ingesting such text"
+        )
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "files": self.files,
@@ -88,6 +108,8 @@ class IngestReport:
             "inserted": self.inserted,
             "duplicates": self.duplicates,
             "ignored": self.ignored,
+            "truncated": self.truncated,
+            "lost": self.lost,
             "sessions": sorted(self.sessions),
             "problems": [
                 {"path": p.path, "line": p.line, "message": p.message} for p in self.problems
@@ -258,6 +280,8 @@ def ingest_file(
             result = sink(batch)
             report.inserted += result.inserted
             report.duplicates += result.duplicates
+            report.truncated += result.truncated
+            report.lost += result.lost
             batch.clear()
 
     try:

@@ -69,6 +69,9 @@ def ingest(
             click.echo(f"... and {len(report.problems) - 50} more bad lines", err=True)
         for repeat in report.conflicts[:10]:
             click.echo(f"ignored {repeat}", err=True)
+        cut = report.cut()
+        if cut:
+            click.echo(f"note: {cut}", err=True)
         click.echo(report.summary())
     if report.problems:
         sys.exit(1)
