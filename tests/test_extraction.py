@@ -801,6 +801,9 @@ def test_asking_whether_there_is_is_no_rule(message: str) -> None:
         "中文分词要支持",
         "开gradient checkpointing",
         "bf16 打开吧",
+        "turn on mixed precision",
+        "HPA on",
+        "multi-AZ off for now",
     ],
 )
 def test_what_the_person_cannot_do_without_is_a_rule(message: str) -> None:
@@ -812,6 +815,7 @@ _REQUIREMENT_RULES = (
     "a requirement: what we need",
     "a requirement: where or what it must be (要靠近地铁站)",
     "a setting turned on or off (开gradient checkpointing)",
+    "a setting turned on or off (turn on bf16, HPA on)",
 )
 
 
@@ -827,6 +831,9 @@ _REQUIREMENT_RULES = (
         "我们需要休息",
         "这个是刚需",
         "我开车去",
+        "turn off the lights in the bedroom and lock the door",
+        "exportSchema is on",
+        "game on",
         "Barcelona is a must-visit city!",
         "A cozy nook is a must!",
         "It's a must-have in my life.",

@@ -492,6 +492,15 @@ ZH_REQUIRES = re.compile(
     r"|(?<!这个是)(?<!那个是)(?<!这是)(?<!那是)刚需|^(?:我们|咱们)(?:还|也|一定|必须)?(?:需要|得有)(?!休息|时间|考虑|想想|商量|聊聊)"
     r"[^，,。！!？?吗呢]{2,}"
 )
+#: An instruction that turns a setting on or off: "turn on bf16", "enable mixed precision",
+#: "HPA on", "multi-AZ off for now" (a bare "X on" only for a name that looks like one).
+SWITCH = re.compile(
+    r"^(?:(?:ok|okay|so|and|also|then|pls|please|just)[\s,]+)*(?:"
+    r"(?:(?:turn|switch)\s+(?:on|off)|enable|disable)\s+(?:the\s+)?[\w.+-]+(?:\s+[\w.+-]+)??"
+    r"|(?=[\w.+-]*[A-Z0-9_-])[\w.+-]+(?:\s+(?!(?:is|are|was|were|stays?)\b)[\w.+-]+)?"
+    r"\s+(?:on|off))"
+    r"(?:\s+(?:too|as well|please|pls|for now|again))*[\s.!]*$",
+)
 #: A Chinese instruction that turns a named setting on or off: "开gradient checkpointing",
 #: "关掉 autoscaling", "bf16 打开".
 ZH_SWITCH = re.compile(

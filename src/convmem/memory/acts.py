@@ -350,6 +350,8 @@ def guide_rule(
         return "constraint", "a requirement: it must have (要有阳台)"
     if kind in (None, "fact") and not asks and vocab.ZH_REQUIRES.search(text):
         return "constraint", "a requirement: where or what it must be (要靠近地铁站)"
+    if kind is None and not asks and vocab.SWITCH.match(text) and len(text) < 60:
+        return "constraint", "a setting turned on or off (turn on bf16, HPA on)"
     if kind != "constraint" and not asks and vocab.ZH_SWITCH.match(text):
         return "constraint", "a setting turned on or off (开gradient checkpointing)"
     if kind in (None, "fact") and not asks and "act:narration" not in names:
