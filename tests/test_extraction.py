@@ -881,6 +881,12 @@ def test_a_plan_moved_or_a_value_reached_is_no_setting(message: str) -> None:
          "github hosted", [("decision", "github hosted")]),
         ("Two ways: 1) a cron job that polls the jobs table, 2) a queue worker. Which one?",
          "the second one", [("decision", "the second one")]),
+        # options laid out by number, no question asked
+        ("Side by side: 1) Astoria, about $2,400, 35 min to Union Square. 2) Jersey City,"
+         " about $2,200, PATH 30 min. Both work for a May 12 start.",
+         "the second one then", [("decision", "the second one then")]),
+        ("Three options: (1) cache the pnpm store, (2) split lint and tests into parallel"
+         " jobs, (3) add a remote cache.", "do 1 and 2.", [("decision", "do 1 and 2.")]),
         ("日志按天滚动还是按大小滚动？", "按天", [("decision", "按天")]),
         # asking back, weighing an option, or a task that only shares a word: no choice made
         ("Should I use Redis or Memcached here?", "what's the difference?", []),
@@ -895,6 +901,8 @@ def test_a_plan_moved_or_a_value_reached_is_no_setting(message: str) -> None:
         ("先修登录页面还是注册流程？", "第二个太贵了", []),
         ("Two ways: 1) a cron job, 2) a queue worker. Which one?", "1 sec", []),
         ("npm or pnpm for the workspace?", "npm or pnpm, idk", []),
+        # a plain report that numbers its steps puts no choice
+        ("Done: I ran the migration and restarted the worker.", "the second one", []),
     ],
 )  # fmt: skip
 def test_a_short_answer_that_names_an_offered_option_is_a_decision(

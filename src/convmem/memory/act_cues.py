@@ -52,7 +52,9 @@ QUESTION_START = re.compile(
     r"|did|can|could|would|will|should|shall|may|might|have|has|had|isn't|aren't|doesn't|don't"
     r"|didn't|won't|wouldn't|shouldn't|any (?:idea|ideas|thoughts|chance|way)|thoughts"
     r"|is there|are there|any|anything|idk (?:if|whether)|wonder(?:ing)? (?:if|whether)"
-    r"|i wonder|not sure (?:if|whether) (?:you|it|this|that))\b",
+    r"|i wonder|not sure (?:if|whether) (?:you|it|this|that))\b"
+    # "do 1 and 2", "do both", "do the second one": an instruction, not "do you…"
+    r"(?!(?<=\bdo)\s+(?:\d|both\b|all\b|the (?:first|second|third|last)\b|option\b))",
     _I,
 )
 REQUEST = re.compile(

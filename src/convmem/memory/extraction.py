@@ -134,6 +134,10 @@ def _on_the_clock(n: dict[str, Any], before: str) -> dict[str, Any]:
     return {**n, "type": "time", "value": f"{hour:02d}:00"}
 
 
+#: Options laid out by number: "1) … 2) …", "(1) … (2) …".
+_NUMBERED_OPTIONS = re.compile(r"(?:^|\s)\(?1[.)]\s.{3,400}?\s\(?2[.)]\s", re.S)
+
+
 class Extractor:
     """Brings one session's derived memory up to date with its events."""
 
@@ -271,7 +275,7 @@ class Extractor:
 
     def _question_before(self, event: StoredEvent) -> str:
         """The end of the assistant's message just before this one when it ends by asking
-        something (empty otherwise)."""
+        something or lays out numbered options (empty otherwise)."""
         before = self.store.events(
             event.session_id,
             after=max(-1, event.seq - 6),
@@ -282,7 +286,10 @@ class Extractor:
         )
         if not before or before[0].type != "assistant/message":
             return ""
-        tail = before[0].text[-300:]
+        text = before[0].text
+        if _NUMBERED_OPTIONS.search(text):
+            return text[-600:]  # "1) Astoria … 2) Jersey City …": the choice is put
+        tail = text[-300:]
         return tail if "?" in tail or "？" in tail else ""
 
     def _store_candidate(
