@@ -325,9 +325,13 @@ WE_NEED = re.compile(
     r"(?:(?:also|still|really|definitely|absolutely|only|just|probably|will)\s+)*"
     r"need\s+(?!(?:to|you|your|help|advice|ideas?|suggestions?|it|this|that|them|him|her|me"
     r"|us|more time|more people|people|folks|someone|somebody|sleep|rest)\b)"
-    r"(?!.*!\s*$)(?:(?:a|an|some)\s+)?"
+    r"(?!.*!\s*$)(?:(?:a|an|some)\s+)?+"  # possessive: an article is never given back
     r"(?!(?:break|minute|moment|sec|second|nap|drink|vacation|holiday|hand|word|favou?r"
-    r"|little help|bit of help|few ideas|new idea)\b)\w",
+    r"|little help|bit of help|few ideas|new idea"
+    # a piece of work asked for now ("we need a fix for the login bug", "a test for this")
+    r"|(?:quick\s+|better\s+|proper\s+)?(?:new|fix|patch|hotfix|workaround|tests?|migration"
+    r"|review|name|script|helper|ticket|pr|refactor|way|solution|function|method|check|look"
+    r"|docs?|readme|changelog|commit|branch))\b)(?!.*\bfor (?:this|that|it)\b)\w",
     _I,
 )
 #: Chinese "X 用 Y": a named tool chosen for a role ("日志库用 loguru", "缓存先上 Redis").
