@@ -55,8 +55,8 @@ def test_ingest_says_when_long_texts_were_cut(cli: Cli, home: Path, tmp_path: Pa
     result = cli("ingest", str(path))
     assert result.code == 0, result
     assert (
-        "note: 2 texts longer than capture.max_text_chars were cut in the event log; 1 of them"
-        " is not whole in the archive either" in result.err
+        "note: 2 texts read are longer than capture.max_text_chars and cut in the event log;"
+        " 1 of them is not whole in the archive either" in result.err
     ), result
     assert cli("ingest", "--json", str(path)).json()["truncated"] == 2
     short = write_events(tmp_path / "short.jsonl", _conversation("s2", n=2))

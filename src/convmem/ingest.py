@@ -89,15 +89,16 @@ class IngestReport:
             return None
         n, lost = self.truncated, self.lost
         text = (
-            f"{n} text{'s' if n != 1 else ''} longer than capture.max_text_chars"
-            f" {'were' if n != 1 else 'was'} cut in the event log"
+            f"{n} text{'s' if n != 1 else ''} read {'are' if n != 1 else 'is'} longer than"
+            " capture.max_text_chars and cut in the event log"
         )
         if not lost:
-            return text + "; the archive holds each one whole"
+            return text + f"; the archive holds {'each one' if n != 1 else 'it'} whole"
+        which = "it is" if n == 1 else f"{lost} of them {'are' if lost != 1 else 'is'}"
         return (
-            text + f"; {lost} of them {'are' if lost != 1 else 'is'} not whole in the archive"
-            " either, so the end is not stored: raise archive.max_chars_per_event (with"
-            " archive.enabled on) before ingesting such text"
+            text + f"; {which} not whole in the archive either (archive.enabled,"
+            " archive.max_chars_per_event), so the end is not stored: raise those before"
+            " such text is first ingested to keep more of it"
         )
 
     def as_dict(self) -> dict[str, Any]:

@@ -319,7 +319,7 @@ def guide_rule(
         return None, "a worry, not a wish"
     if kind is not None and vocab.ZH_ENDS_ASKING.search(text):
         return None, "a question to the assistant"
-    if kind not in (None, "fact") and vocab.OTHERS_VIEW.match(text):
+    if kind != "fact" and vocab.OTHERS_VIEW.match(text):
         return "fact", "another person's view, told"
     if kind == "fact" and vocab.ONGOING.search(text) and all(n.type == "duration" for n in values):
         return None, "an ongoing situation, told"
@@ -348,17 +348,17 @@ def guide_rule(
         return "constraint", "a must (必须, 不得, 禁止)"
     if kind in (None, "fact") and not asks and vocab.ZH_MUST_HAVE.match(text):
         return "constraint", "a requirement: it must have (要有阳台)"
-    if kind in (None, "fact") and not asks and vocab.ZH_REQUIRES.search(text):
+    told = vocab.REPORTED.search(text)  # "my wife thinks parking is a must": hers
+    if kind in (None, "fact") and not asks and not told and vocab.ZH_REQUIRES.search(text):
         return "constraint", "a requirement: where or what it must be (要靠近地铁站)"
     if kind is None and not asks and vocab.SWITCH.match(text) and len(text) < 60:
         return "constraint", "a setting turned on or off (turn on bf16, HPA on)"
     if kind != "constraint" and not asks and vocab.ZH_SWITCH.match(text):
         return "constraint", "a setting turned on or off (开gradient checkpointing)"
-    if kind in (None, "fact") and not asks and "act:narration" not in names:
-        if vocab.MUST_BE.search(text):
+    if kind in (None, "fact") and not asks and "act:narration" not in names and not told:
+        if vocab.MUST_BE.search(text) and not vocab.LOG_LINE.match(text):
             return "constraint", "a must (is a must, a dealbreaker, non-negotiable)"
-        need = vocab.WE_NEED.match(text)
-        if need and (need["who"].lower().startswith("we") or values):
+        if values and vocab.WE_NEED.match(text):
             return "constraint", "a requirement: what we need"
     if kind != "constraint" and not asks and _sets_a_value(text, values):
         return "constraint", SETS_A_VALUE

@@ -134,8 +134,14 @@ def _on_the_clock(n: dict[str, Any], before: str) -> dict[str, Any]:
     return {**n, "type": "time", "value": f"{hour:02d}:00"}
 
 
-#: Options laid out by number: "1) … 2) …", "(1) … (2) …".
+#: Options laid out by number: "1) … 2) …", "(1) … (2) …" ...
 _NUMBERED_OPTIONS = re.compile(r"(?:^|\s)\(?1[.)]\s.{3,400}?\s\(?2[.)]\s", re.S)
+#: ... said to be options, not the steps of what was done ("Here's what I changed: 1. …").
+_OFFERS = re.compile(
+    r"\b(?:options?|ways|approaches|alternatives|choices|either|pick|choose|prefer|side by side"
+    r"|vs|versus|which)\b|方案|选项|二选一|可以选|选哪",
+    re.I,
+)
 
 
 class Extractor:
@@ -287,8 +293,9 @@ class Extractor:
         if not before or before[0].type != "assistant/message":
             return ""
         text = before[0].text
-        if _NUMBERED_OPTIONS.search(text):
-            return text[-600:]  # "1) Astoria … 2) Jersey City …": the choice is put
+        tail = text[-600:]
+        if _NUMBERED_OPTIONS.search(tail) and _OFFERS.search(text):
+            return tail  # "two ways: 1) Astoria … 2) Jersey City …": the choice is put
         tail = text[-300:]
         return tail if "?" in tail or "？" in tail else ""
 

@@ -183,7 +183,7 @@ def _counts(numbers: Sequence[dict[str, object]]) -> bool:
 
 
 def _bare_hour(cand: Candidate) -> bool:
-    """A lone bare hour said as one: "dinner's at 3", "3点开始"."""
+    """A lone bare hour said as one: "dinner's at 3"."""
     if len(cand.numbers) != 1:
         return False
     n = cand.numbers[0]
@@ -193,7 +193,7 @@ def _bare_hour(cand: Candidate) -> bool:
     return 1 <= value <= 12 and raw == str(value) and bool(_AT_HOUR.search(cand.content))
 
 
-_AT_HOUR = re.compile(r"\bat\s+(?:1[0-2]|[1-9])\b(?![:.\d])|(?<!\d)(?:1[0-2]|[1-9])点")
+_AT_HOUR = re.compile(r"\bat\s+(?:1[0-2]|[1-9])\b(?![:.\d])")
 
 
 def _latest_value(

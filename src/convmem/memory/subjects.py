@@ -194,7 +194,7 @@ _CORRECTION = re.compile(
     r"|\b(?:make it|make that|change (?:it|that|this) to|change to|switch to|switching to"
     r"|instead of|rather than|should be \S+ instead|use \S+ instead|instead|i meant|i mean"
     r"|meant to say|not \S+ but|correction:|typo)\b"
-    r"|改成|改为|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|不对[\s，,]*是|[记看写打听]错了|我是说|算了|最后定了|最终定了|调成|调到|改到"
+    r"|改成|改为|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|不对[\s，,]*是\s*(?:[A-Za-z0-9.+\-]+|[零一二两三四五六七八九十百千万]+)[。！!]?$|[记看写打听]错了|我是说|算了|最后定了|最终定了|调成|调到|改到"
     # a change of what was said: "we're 13 now", "the exam moved to May 24", "现在是"
     # ("seven years now" is how long something has lasted, not a new value)
     # ("right now", "for now", "what to do now" say when, not that something changed)
@@ -223,8 +223,7 @@ _CHANGE = re.compile(
     r"|\b(?:goes|can go)(?: up)? to (?=[$€£¥]?\d)"
     r"|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到|挪到|推到|推迟到|延到|延后到|延长到|提前到"
     r"|调到|调整到|涨到|降到|改到"
-    # a limit that reaches further (总的可以到五千五), a choice gone back to (还是用crontab)
-    r"|(?:可以|能)(?:放宽|提高|加)?到(?=\s*[\d两三四五六七八九十一])"
+    # a choice gone back to ("日志级别还是用info吧")
     r"|(?<!用)(?<!选)还是(?:用|选|改回|换回|回到)(?![^，,。]*(?:还是|吗|呢|？|\?))"
     # "现在8张了", "训练集现在9500条": the value something has now
     # (not the time it is now: "现在6点了，出发吧")
@@ -258,10 +257,8 @@ _RETRACT_SOURCE = (
     r"|scratch (?:the )?(?P<l>[\w\s'-]{2,30})"
     # the thing first: "also the no fish thing, ignore that"
     r"|(?:^\W*(?:(?:ok|so|actually|also|oh|and|but)[\s,]+)*(?:the\s+)?|\bthe\s+)"
-    r"(?P<o>[\w\s'-]{2,30}?) (?:thing|part|requirement|idea|rule|bit),?"
-    r" (?:ignore|forget|scratch|drop) (?:that|it)"
-    # the whole clause: "drop the rental car." (not "drop the table users")
-    r"|^\W*(?:(?:ok|so|actually|also|oh|and)[\s,]+)*drop the (?P<p>[\w\s'-]{2,30}?)(?=[\s.!]*$))\b"
+    r"(?P<o>[\w\s'-]{2,30}?) (?:thing|requirement|idea|rule),?"
+    r" (?:ignore|forget|scratch|drop) (?:that|it))\b"
     r"|(?P<f>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个"
     r"|的事|的要求|那条)?(?:先)?(?:不用管了|不用考虑了|不需要了"
     r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不做了|不搞了)"
@@ -553,7 +550,7 @@ THIRD_PARTY = re.compile(
     r"\b(?:my|our|the|his|her)\s+(?:\w+\s+){1,2}?(?:thinks?|says?|said|claims?|insists?|told me)\b"
     r"|\b(?:someone|somebody|they|he|she)(?:\s+on the \w+)?\s+(?:thinks?|says?|said|claims?)\b"
     r"|\baccording to\b"
-    r"|(?:老公|老婆|同事|老板|领导|他|她|他们|有人|运维|产品|妈|爸|女朋友|男朋友|对象|朋友|那边)"
+    r"|(?:老公|老婆|同事|老板|领导|他|她|他们|有人|运维|产品|妈|爸|女朋友|男朋友|朋友|那边)"
     r"(?:刚|又|也|还|一直)?(?:说|觉得|认为)",
     _I,
 )
