@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -22,6 +23,12 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 # hook daemons that tests start (directly or through a real host) leave soon after
 os.environ.setdefault("CONVMEM_HOOK_DAEMON_IDLE", "5")
+
+# A run started in the background by a shell without job control ("cmd &" in a script)
+# begins with Ctrl-C ignored, and Python then leaves it ignored, in this process and in
+# every child it starts: the Ctrl-C tests would wait for an interrupt that never comes.
+# They test what a person at a terminal gets, so the suite has Python's own handler.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_report_header() -> list[str]:
