@@ -924,8 +924,9 @@ def test_a_plan_moved_or_a_value_reached_is_no_setting(message: str) -> None:
         ("先修登录页面还是注册流程？", "第二个太贵了", []),
         ("Two ways: 1) a cron job, 2) a queue worker. Which one?", "1 sec", []),
         ("npm or pnpm for the workspace?", "npm or pnpm, idk", []),
-        # a plain report that numbers its steps puts no choice
-        ("Done: I ran the migration and restarted the worker.", "the second one", []),
+        # a report that numbers what was done puts no choice
+        ("Done. Here's what I changed: 1. Added an index on orders.user_id 2. Switched the"
+         " session store to Redis 3. Updated the README.", "the second one", []),
     ],
 )  # fmt: skip
 def test_a_short_answer_that_names_an_offered_option_is_a_decision(

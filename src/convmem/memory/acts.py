@@ -348,14 +348,15 @@ def guide_rule(
         return "constraint", "a must (必须, 不得, 禁止)"
     if kind in (None, "fact") and not asks and vocab.ZH_MUST_HAVE.match(text):
         return "constraint", "a requirement: it must have (要有阳台)"
-    told = vocab.REPORTED.search(text)  # "my wife thinks parking is a must": hers
-    if kind in (None, "fact") and not asks and not told and vocab.ZH_REQUIRES.search(text):
+    # the person's own words, not what another says ("my wife thinks parking is a must")
+    own = kind in (None, "fact") and not asks and not vocab.REPORTED.search(text)
+    if own and vocab.ZH_REQUIRES.search(text):
         return "constraint", "a requirement: where or what it must be (要靠近地铁站)"
     if kind is None and not asks and vocab.SWITCH.match(text) and len(text) < 60:
         return "constraint", "a setting turned on or off (turn on bf16, HPA on)"
     if kind != "constraint" and not asks and vocab.ZH_SWITCH.match(text):
         return "constraint", "a setting turned on or off (开gradient checkpointing)"
-    if kind in (None, "fact") and not asks and "act:narration" not in names and not told:
+    if own and "act:narration" not in names:
         if vocab.MUST_BE.search(text) and not vocab.LOG_LINE.match(text):
             return "constraint", "a must (is a must, a dealbreaker, non-negotiable)"
         if values and vocab.WE_NEED.match(text):

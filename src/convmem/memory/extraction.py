@@ -334,7 +334,7 @@ class Extractor:
             # ("改成1800吧" after "每天最多吃1500大卡") is the limit, not a choice (unlike
             # "let's book the Hilton at $180 a night" after a budget)
             cand.topic = link.target.topic
-            # a limit moved with a verb of change ("那总的可以到五千五") is the limit too
+            # so is a value moved there with a verb of change (the clause names no subject)
             changed = cand.reading is not None and cand.reading.change
             if (
                 cand.kind == "decision"

@@ -182,6 +182,9 @@ def _counts(numbers: Sequence[dict[str, object]]) -> bool:
     return bool(numbers) and all(n.get("type") == "number" and not n.get("unit") for n in numbers)
 
 
+_AT_HOUR = re.compile(r"\bat\s+(?:1[0-2]|[1-9])\b(?![:.\d])")
+
+
 def _bare_hour(cand: Candidate) -> bool:
     """A lone bare hour said as one: "dinner's at 3"."""
     if len(cand.numbers) != 1:
@@ -191,9 +194,6 @@ def _bare_hour(cand: Candidate) -> bool:
     if n.get("type") != "number" or n.get("unit") or not isinstance(value, int):
         return False
     return 1 <= value <= 12 and raw == str(value) and bool(_AT_HOUR.search(cand.content))
-
-
-_AT_HOUR = re.compile(r"\bat\s+(?:1[0-2]|[1-9])\b(?![:.\d])")
 
 
 def _latest_value(
