@@ -583,3 +583,100 @@ SETTLED_CHOICE = re.compile(
     r"\s+it is(?:\s+then)?[\s!.]*$",
     _I,
 )
+
+# --- small talk: verdicts, cheers and guesses at feelings --------------------------------------
+
+#: Words of praise or sympathy that make a clause a verdict ("so peaceful", "a blast").
+_APPRAISAL = (
+    r"(?:great|amazing|awesome|cool|nice|lovely|beautiful|gorgeous|stunning|cute|adorable|sweet"
+    r"|fun|incredible|wonderful|fantastic|fabulous|brilliant|excellent|superb|inspiring"
+    r"|inspirational|rewarding|fulfilling|satisfying|peaceful|tranquil|serene|relaxing|calming"
+    r"|soothing|cozy|special|priceless|precious|admirable|impressive|tough|rough|difficult"
+    r"|challenging|scary|sad|heartbreaking|touching|heartwarming|magical|memorable"
+    r"|unforgettable|surreal|exciting|thrilling|liberating|empowering|meaningful|epic|unreal"
+    r"|vivid|breathtaking|delicious|yummy|tasty|hilarious|awful|terrible|horrible|unbelievable"
+    r"|mind-blowing|refreshing|uplifting|encouraging|motivating|therapeutic|bliss|blissful"
+    r"|worth it|the best|the worst|a bummer|a shame|a pity|a blast|a relief|a dream|a treat"
+    r"|a joy|a pleasure|an honou?r|a privilege|an inspiration|a lifesaver|a game changer"
+    r"|(?:a|an|such a|such an)\s+(?:great|amazing|awesome|cool|nice|lovely|beautiful|fun"
+    r"|incredible|wonderful|fantastic|special|tough|rough|hard|scary|sad|touching|magical"
+    r"|memorable|unforgettable|surreal|exciting|meaningful|epic|rewarding|inspiring"
+    r"|relaxing|peaceful|powerful|emotional|stressful)\b)"
+)
+#: Words after a verdict that make it more than one: a number, a rule, a contrast.
+_MORE_THAN_A_VERDICT = (
+    r"(?![^.!?]*(?:\d|\b(?:must|never(?!\s+(?:give up|stop|lose))|only|need|needs|has to"
+    r"|have to|should|shouldn't|don't(?!\s+(?:give up|lose|stop|be|forget to (?:have|enjoy|take)))"
+    r"|do not|can't|cannot|but(?=\s+\w)|except|unless|budget|deadline|required|requirement)\b))"
+)
+#: A clause that only says how something was or felt: "It's so peaceful there", "Those
+#: colours are unreal", "it's a great way to relax", "The views must be amazing!". A
+#: feeling or an opinion, told (the labelling guide keeps nothing of it).
+VERDICT = re.compile(
+    r"^(?:(?:oh|wow|aw+|yeah|yes|haha+|lol|omg|man|honestly|and|but|so|plus|also|well|ah|ooh"
+    r"|whoa|gosh|god|dude|omg)[\s,!.]+)*"
+    r"(?:(?:it|that|this|those|these|they|everything|(?:that|this|those|these|the)\s+[\w'-]+"
+    r"(?:\s+[\w'-]+)?)"
+    r"(?:'s(?:\s+been)?|'re|'ve been|\s+(?:is|are|was|were|has been|have been|sounds?|looks?"
+    r"|feels?|seems?|must be|must have been|must feel|must look|would be|will be|'ll be|can be"
+    r"|is gonna be))"
+    # no subject: "Must have been magical.", "must be tough living in the city"
+    r"|must(?:\s+have)?\s+(?:be|been|feel))"
+    r"\s+(?:(?:so|really|such|very|pretty|super|totally|absolutely|truly|just|quite|incredibly"
+    r"|always|definitely|seriously|genuinely|honestly|like|most|more|still|all|kind of|kinda"
+    r"|sooo+|soo)\s+)*" + _APPRAISAL + r"(?![\w-])" + _MORE_THAN_A_VERDICT,
+    _I,
+)
+#: A cheer or a good wish to the other person, or a promise to keep at it: "Keep going and
+#: never give up!", "keep up the good work", "don't forget to take some pictures", "Let's
+#: keep inspiring each other", "I'll keep you posted", "Have a great day!". Nothing of it
+#: is a rule or a choice.
+CHEER = re.compile(
+    r"^(?:(?:oh|wow|aw+|yeah|yes|and|so|also|well|ok(?:ay)?|haha+|lol|hey|anyway|just|but)"
+    r"[\s,!.]+)*"
+    r"(?:(?:let's|lets|let us|we'll|we will|i'll|i will|i'm gonna|i am going to|gonna|you should"
+    r"|you have to|you've got to|you gotta|we gotta|we have to|we should|just|always)\s+)?"
+    r"(?:keep\s+(?:it up|going|pushing(?!\s+(?:to|the|commits|changes|code)\b)|at it|trying"
+    r"|fighting|dreaming|shining|rocking|smiling|believing|inspiring|growing|learning"
+    r"|moving(?:\s+forward|\s+on)?(?=\s*(?:[,.!]|and\b|$))|rolling|working hard|working at it"
+    r"|working on (?:it|that|yourself)|doing (?:what you|your thing|great|amazing|awesome)"
+    r"|up the (?:good|great|amazing|awesome|fantastic) work|chasing|pursuing|following your"
+    r"|supporting (?:each other|one another)|encouraging each|helping each|improving our"
+    r"|spreading|being you|the faith"
+    r"|your (?:head|chin) up|you (?:posted|updated|in the loop)|each other)"
+    r"|never\s+(?:give up|stop (?:dreaming|believing|trying|learning)|lose (?:hope|sight))"
+    r"|don't\s+(?:give up|lose (?:hope|faith|sight)|stop (?:believing|dreaming|trying)"
+    r"|be (?:daunted|discouraged|afraid to|scared to|too hard on yourself|a stranger)"
+    r"|forget to (?:have fun|enjoy|take (?:some |lots of |a few )?(?:nice |great )?(?:pics"
+    r"|pictures|photos|care|a break|breaks|time for yourself)|get (?:some|enough) (?:rest|sleep)"
+    r"|relax|rest|breathe|smile|treat yourself))"
+    r"|stay\s+(?:positive|strong|safe|patient|motivated|in the moment|true to yourself|awesome"
+    r"|tuned|healthy|warm|hydrated|inspired|hopeful)"
+    r"|hang in there|take care(?!\s+of)|go for it|believe in yourself|push through"
+    r"|you(?:'ve| have)? got this|good luck|best of luck|all the best|break a leg"
+    r"|have (?:a |an )?(?:great|good|nice|fun|wonderful|amazing|awesome|safe|blast|lovely"
+    r"|fantastic)\b"
+    r"|enjoy (?:it|yourself|yourselves|the (?:rest|ride|moment|view|trip|show|day|weekend"
+    r"|journey|process)|every)"
+    r"|remember to (?:stay|take care|be kind to yourself|breathe|have fun|enjoy|rest)"
+    r"|you(?:'re| are) (?:doing (?:great|amazing|awesome|so well|a great job|an amazing job)"
+    r"|gonna (?:do great|crush it|be fine|love it)))"
+    r"(?![\w-])" + _MORE_THAN_A_VERDICT,
+    _I,
+)
+#: A guess at what another person feels: "You must feel a great sense of unity", "I can
+#: imagine how proud you must feel", "I bet it feels awesome", "you must be so relieved".
+GUESSED_FEELING = re.compile(
+    r"\b(?:you|they|he|she)\s+must\s+(?:feel|be feeling|be (?:so|really|very|super"
+    r"|pretty|such|incredibly|quite|over the moon|on cloud nine|thrilled|relieved|proud|stoked"
+    r"|excited|happy|glad|exhausted|devastated|heartbroken))\b"
+    r"|^(?:(?:oh|wow|aw+|yeah|and|so|well)[\s,!.]+)*i\s+(?:can|could)\s+(?:only\s+)?imagine\b"
+    r"|^(?:(?:oh|wow|aw+|yeah|and|so|well)[\s,!.]+)*i\s+bet\s+(?:it|that|you|they|he|she)\b",
+    _I,
+)
+#: A picture someone shared, as a transcript describes it: "and shared a photo of a cat".
+SHARED_PICTURE = re.compile(
+    r"^[\s\"'“”]*(?:and\s+)?shared\s+(?:a|an|some|two|three)\s+(?:[\w-]+\s+)?(?:photo|photos"
+    r"|photograph|photography|picture|pictures|pic|pics|image|images|video|screenshot)s?\s+of\b",
+    _I,
+)

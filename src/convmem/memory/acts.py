@@ -306,6 +306,23 @@ def _sets_a_value(text: str, values: list[Value]) -> bool:
     return bool(vocab.ZH_SETS_SAID.search(text) or vocab.ZH_SETTING_NAME.search(text, 0, m.start()))
 
 
+#: The rule of a clause of small talk (see :func:`small_talk`).
+SMALL_TALK = "small talk: a verdict, a cheer or a guess at a feeling"
+
+
+def small_talk(text: str) -> bool:
+    """A clause that only praises, cheers on or pictures a feeling: "It's so peaceful
+    there", "keep up the good work!", "you must feel so proud", or a transcript's "shared a
+    photo of …". People chatting say these all the time; none is a rule, a choice or a
+    lasting fact."""
+    return bool(
+        vocab.VERDICT.match(text)
+        or vocab.CHEER.match(text)
+        or vocab.GUESSED_FEELING.search(text)
+        or vocab.SHARED_PICTURE.match(text)
+    )
+
+
 def guide_rule(
     kind: str | None, names: set[str], text: str, numbers: list[Value]
 ) -> tuple[str | None, str] | None:
@@ -315,6 +332,8 @@ def guide_rule(
     """
     asks = names & {"act:question", "act:zh_question", "act:request", "act:hypothetical"}
     values = [n for n in numbers if n.type != "version"]
+    if kind is not None and not values and small_talk(text):
+        return None, SMALL_TALK
     if kind is not None and vocab.WORRY.search(text):
         return None, "a worry, not a wish"
     if kind is not None and vocab.ZH_ENDS_ASKING.search(text):
