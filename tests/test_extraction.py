@@ -160,6 +160,11 @@ def test_assistant_sentences_are_at_most_proposals() -> None:
     ]
     assert _kinds("The budget must be 5000 tokens.", from_user=False) == []
     assert [k for k, _ in _kinds("我建议用 Redis 做缓存。", from_user=False)] == ["proposal"]
+    # a cheer proposes nothing, even with "let's" or "we should"
+    assert _kinds("Let's never give up! We should keep it up.", from_user=False) == []
+    assert _kinds("Let's keep the retries at 3.", from_user=False) == [
+        ("proposal", "Let's keep the retries at 3.")
+    ]
 
 
 def test_numbers_keep_unit_bound_and_conditions() -> None:

@@ -372,8 +372,8 @@ def candidates(
         body = clause.text
         if len(body) < 2:
             continue
-        if not from_user and not _proposal(clause):
-            continue
+        if not from_user and (not _proposal(clause) or acts.small_talk(body.strip())):
+            continue  # "let's never give up" proposes nothing
         act = acts.classify(body, ctx) if from_user else acts.Act("proposal", "assistant")
         lead = acts.settled_choice(act, body) if from_user else 0
         if lead:
