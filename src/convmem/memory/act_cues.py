@@ -598,7 +598,8 @@ _APPRAISAL = (
     r"|mind-blowing|refreshing|uplifting|encouraging|motivating|therapeutic|bliss|blissful"
     r"|(?:much |greatly |really |so )?appreciated"
     r"|worth it|the best|the worst|a bummer|a shame|a pity|a blast|a relief|a treat"
-    r"|a joy|a pleasure|an honou?r|a privilege|an inspiration|a lifesaver|a game changer"
+    r"|a dream come true|a joy|a pleasure|an honou?r|a privilege|an inspiration|a lifesaver"
+    r"|a game changer"
     r"|(?:a|an|such a|such an)\s+(?:great|amazing|awesome|cool|nice|lovely|beautiful|fun"
     r"|incredible|wonderful|fantastic|special|tough|rough|hard|scary|sad|touching|magical"
     r"|memorable|unforgettable|surreal|exciting|meaningful|epic|rewarding|inspiring"
@@ -687,4 +688,12 @@ SHARED_PICTURE = re.compile(
     r"^[\s\"'“”]*(?:and\s+)?shared\s+(?:a|an|some|two|three)\s+(?:[\w-]+\s+)?(?:photo|photos"
     r"|photograph|photography|picture|pictures|pic|pics|image|images|video|screenshot)s?\s+of\b",
     _I,
+)
+#: The same in Chinese: a cheer ("加油！", "你一定可以的", "继续保持") or a guess at a
+#: feeling ("一定很有成就感吧", "你肯定很开心吧").
+ZH_SMALL_TALK = re.compile(
+    r"^(?:加油|冲鸭|继续保持|保重|祝你|(?:你(?:一定|肯定)?|一定|肯定)(?:可以的|行的|能行|没问题的)"
+    r"|相信你(?:一定)?(?:可以|能行|没问题))"
+    r"|^(?:[你他她]们?)?(?:肯定|一定|应该)(?:很|超|特别|挺|非常|好|超级)[^，,。；;！!？?]{0,8}吧"
+    r"[。！!~～]*$"
 )

@@ -320,6 +320,7 @@ def small_talk(text: str) -> bool:
         or vocab.CHEER.match(text)
         or vocab.GUESSED_FEELING.search(text)
         or vocab.SHARED_PICTURE.match(text)
+        or vocab.ZH_SMALL_TALK.search(text)
     )
 
 
