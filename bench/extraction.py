@@ -792,6 +792,7 @@ def main() -> int:
     parser.add_argument("--heldout", action="store_true", help="also the held-back split")
     parser.add_argument("--check", action="store_true", help="validate the labelled set only")
     parser.add_argument("--crosswoz-limit", type=int, default=None)
+    parser.add_argument("--domain", choices=("project", "chat", "social"), help="only this domain")
     parser.add_argument("--errors", action="store_true", help="print dev-split disagreements")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     parser.add_argument("--date", default=date.today().isoformat())
@@ -801,6 +802,8 @@ def main() -> int:
     except gold.DataError as exc:
         print(exc, file=sys.stderr)
         return 1
+    if args.domain:
+        conversations = [c for c in conversations if c.domain == args.domain]
     if args.errors:
         errors([c for c in conversations if c.split == "dev"])
         return 0

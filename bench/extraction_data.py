@@ -128,7 +128,7 @@ def _parse(conv: dict[str, Any], path: Path, problems: list[str]) -> Conversatio
     split = path.parent.name
     if split_of(cid) != split:
         problems.append(f"{where}: belongs in {split_of(cid)}/, not {split}/")
-    for key, allowed in (("domain", ("project", "chat")), ("lang", ("en", "zh"))):
+    for key, allowed in (("domain", ("project", "chat", "social")), ("lang", ("en", "zh"))):
         if conv.get(key) not in allowed:
             problems.append(f"{where}: {key} must be one of {allowed}")
     turns: list[Turn] = []
