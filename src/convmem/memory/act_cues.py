@@ -659,6 +659,10 @@ CHEER = re.compile(
     r"|stay\s+(?:positive|strong|safe|patient|motivated|in the moment|true to yourself|awesome"
     r"|tuned|healthy|warm|hydrated|inspired|hopeful)"
     r"|keep\s+(?:me|us)\s+(?:posted|updated|in the loop)|long time no (?:talk|see|chat)"
+    r"|make it happen|do this(?=[\s!.]*$)"
+    r"|(?:(?:we|i|you)(?:'ll|\s+will|\s+can)?\s+)?(?:always\s+)?be there for (?:you|each other"
+    r"|one another|me)"
+    r"|(?:always\s+)?(?:be\s+)?here for (?:you|each other)"
     r"|don't let (?:anything|anyone|anybody|it|that|them|fear|doubt|others)\s+(?:stop|get|hold"
     r"|bring|keep)\s+you"
     r"|hang in there|take care(?!\s+of)|go for it|believe in yourself|push through"
@@ -680,7 +684,11 @@ GUESSED_FEELING = re.compile(
     r"|pretty|such|incredibly|quite|over the moon|on cloud nine|thrilled|relieved|proud|stoked"
     r"|excited|happy|glad|exhausted|devastated|heartbroken))\b"
     r"|^(?:(?:oh|wow|aw+|yeah|and|so|well)[\s,!.]+)*i\s+(?:can|could)\s+(?:only\s+)?imagine\b"
-    r"|^(?:(?:oh|wow|aw+|yeah|and|so|well)[\s,!.]+)*i\s+bet\s+(?:it|that|you|they|he|she)\b",
+    r"|^(?:(?:oh|wow|aw+|yeah|and|so|well)[\s,!.]+)*i\s+bet\s+(?:it|that|you|they|he|she)\b"
+    # after another remark: "'bout the accident! Must have been traumatizing for you guys."
+    r"|(?:^|[.!?]\s+)must(?:'ve|\s+have)\s+been\s+(?:(?:so|really|very|pretty|super|such)\s+)*"
+    r"(?:traumati[sz]ing|scary|terrifying|hard|tough|rough|awful|painful|stressful|amazing"
+    r"|awesome|incredible|wonderful|fun|exciting|special|magical|inspiring|rewarding)\b",
     _I,
 )
 #: A picture someone shared, as a transcript describes it: "and shared a photo of a cat".
@@ -696,4 +704,51 @@ ZH_SMALL_TALK = re.compile(
     r"|相信你(?:一定)?(?:可以|能行|没问题))"
     r"|^(?:[你他她]们?)?(?:肯定|一定|应该)(?:很|超|特别|挺|非常|好|超级)[^，,。；;！!？?]{0,8}吧"
     r"[。！!~～]*$"
+)
+#: An obligation that was, told: "I just had to try to capture that feeling", "we had to
+#: restart it twice" (what someone had to do then binds no one now).
+PAST_OBLIGATION = re.compile(
+    r"^(?:(?:so|and|but|well|honestly|then|yeah)[\s,]+)*(?:i|we)\s+(?:(?:just|really|even|also"
+    r"|still|finally)\s+)?had\s+to\b",
+    _I,
+)
+#: Another person's view in Chinese: a relative or a friend says or thinks ("我妈说至少要请
+#: 30桌", "我老公觉得太贵了"). Theirs, not the person's rule (unlike 法务那边说, who set
+#: rules).
+ZH_OTHERS_VIEW = re.compile(
+    r"^(?:我|我们家|我家)?(?:老?妈|老?爸|老公|老婆|女朋友|男朋友|对象|婆婆|公公|岳母|丈母娘|爷爷"
+    r"|奶奶|外婆|外公|姐|哥|弟|妹|朋友|闺蜜|室友)(?:妈|爸)?(?:也|还|一直|刚|又)?(?:说|觉得|认为)"
+)
+#: A change told, with its subject first: "standup moved to 10 starting next week", "the
+#: demo got pushed to Friday", "周会挪到4点了" (how things are now; a change the person
+#: makes is said with "I" or as an instruction).
+CHANGE_TOLD = re.compile(
+    r"^(?:(?:so|and|oh|also|fyi|btw|update)[\s,:]+)*(?!(?:i|we|you|let's|pls|please)\b)"
+    r"(?:the\s+|our\s+|my\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:got\s+|was\s+|has been\s+|is\s+|just\s+)?"
+    r"(?:moved|pushed(?:\s+back)?|bumped|rescheduled|shifted|postponed)\s+(?:to|back to|up to)\b"
+    r"|^[^，,。！!？?我你咱]{1,8}(?:挪到|改到|推迟到|推到|提前到|延到|延期到)[^，,。！!？?]{1,10}了"
+    r"[。！!~～]*$",
+    _I,
+)
+#: A verdict on a value: "100 is too strict", "$300 is way too much", "that's too far".
+TOO_MUCH = re.compile(
+    r"^(?:(?:but|and|so|hmm+|ugh|honestly)[\s,]+)*(?:[\w$€£¥.,%:-]+\s+){1,3}?(?:is|are|was|'s)\s+"
+    r"(?:(?:way|much|a bit|far|just|kinda|still|a little)\s+)?too\s+(?:strict|loose|low|high|much"
+    r"|little|big|small|long|short|slow|fast|expensive|pricey|cheap|far|late|early|tight"
+    r"|aggressive|conservative|many|few)\b[\s.!]*$",
+    _I,
+)
+#: A choice of the moment, told: "I decided to take a nap after lunch", "I just decided to
+#: treat myself to ice cream", "I decided on a whim to dye my hair".
+WHIM = re.compile(
+    r"\bdecided\s+(?:on a whim\b|to\s+(?:take a nap|nap|treat (?:myself|ourselves)|sleep in"
+    r"|stay in|go to bed|chill|relax|dye))",
+    _I,
+)
+#: What another person said, opening the clause: "she said she can put up to $300 toward
+#: the movers", "my landlord told me it's $50 more from June".
+OTHERS_SAID = re.compile(
+    r"^(?:(?:and|but|so|also|oh|well)[\s,]+)*(?:(?:she|he|they)\s+|(?:my|our)\s+(?:[\w-]+\s+){1,2}?)"
+    r"(?:says?|said|told me|mentioned)\b",
+    _I,
 )
