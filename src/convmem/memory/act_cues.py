@@ -705,23 +705,9 @@ ZH_SMALL_TALK = re.compile(
     r"|^(?:[你他她]们?)?(?:肯定|一定|应该)(?:很|超|特别|挺|非常|好|超级)[^，,。；;！!？?]{0,8}吧"
     r"[。！!~～]*$"
 )
-#: An obligation that was, told: "I just had to try to capture that feeling", "we had to
-#: restart it twice" (what someone had to do then binds no one now).
-PAST_OBLIGATION = re.compile(
-    r"^(?:(?:so|and|but|well|honestly|then|yeah)[\s,]+)*(?:i|we)\s+(?:(?:just|really|even|also"
-    r"|still|finally)\s+)?had\s+to\b",
-    _I,
-)
-#: Another person's view in Chinese: a relative or a friend says or thinks ("我妈说至少要请
-#: 30桌", "我老公觉得太贵了"). Theirs, not the person's rule (unlike 法务那边说, who set
-#: rules).
-ZH_OTHERS_VIEW = re.compile(
-    r"^(?:我|我们家|我家)?(?:老?妈|老?爸|老公|老婆|女朋友|男朋友|对象|婆婆|公公|岳母|丈母娘|爷爷"
-    r"|奶奶|外婆|外公|姐|哥|弟|妹|朋友|闺蜜|室友)(?:妈|爸)?(?:也|还|一直|刚|又)?(?:说|觉得|认为)"
-)
 #: A change told, with its subject first: "standup moved to 10 starting next week", "the
-#: demo got pushed to Friday", "周会挪到4点了" (how things are now; a change the person
-#: makes is said with "I" or as an instruction).
+#: demo got pushed to Friday", "周会挪到4点了" (a change the person makes is said with
+#: "I" or as an instruction: "move the standup to 10").
 CHANGE_TOLD = re.compile(
     r"^(?:(?:so|and|oh|also|fyi|btw|update)[\s,:]+)*(?!(?:i|we|you|let's|pls|please)\b)"
     r"(?:the\s+|our\s+|my\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:got\s+|was\s+|has been\s+|is\s+|just\s+)?"
@@ -730,9 +716,11 @@ CHANGE_TOLD = re.compile(
     r"[。！!~～]*$",
     _I,
 )
-#: A verdict on a value: "100 is too strict", "$300 is way too much", "that's too far".
+#: A verdict on a value: "100 is too strict", "$300 is way too much", "that's too far" ("my
+#: apartment is way too small" is a fact about it).
 TOO_MUCH = re.compile(
-    r"^(?:(?:but|and|so|hmm+|ugh|honestly)[\s,]+)*(?:[\w$€£¥.,%:-]+\s+){1,3}?(?:is|are|was|'s)\s+"
+    r"^(?:(?:but|and|so|hmm+|ugh|honestly)[\s,]+)*(?:[\d$€£¥][\w$€£¥.,%:-]*(?:\s+[a-z]+)?|that|this"
+    r"|it)(?:\s+(?:is|are|was)|'s)\s+"
     r"(?:(?:way|much|a bit|far|just|kinda|still|a little)\s+)?too\s+(?:strict|loose|low|high|much"
     r"|little|big|small|long|short|slow|fast|expensive|pricey|cheap|far|late|early|tight"
     r"|aggressive|conservative|many|few)\b[\s.!]*$",

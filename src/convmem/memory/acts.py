@@ -335,8 +335,6 @@ def guide_rule(
     values = [n for n in numbers if n.type != "version"]
     if kind is not None and not values and small_talk(text):
         return None, SMALL_TALK
-    if kind == "constraint" and vocab.PAST_OBLIGATION.match(text):
-        return None, "an obligation that was, told"
     if kind == "constraint" and "act:requirement_noun" in names and _PAST_LIMIT.search(text):
         return None, "a limit said as what it was (the budget was 3000)"
     if kind is not None and vocab.TOO_MUCH.match(text):
@@ -345,13 +343,11 @@ def guide_rule(
         return None, "a choice of the moment, told"
     if kind is None and values and not asks and vocab.OTHERS_SAID.match(text):
         return "fact", "what another person said, with a value"
-    if kind in ("constraint", "decision") and vocab.CHANGE_TOLD.match(text):
-        return "fact", "a change, told (standup moved to 10)"
     if kind is not None and vocab.WORRY.search(text):
         return None, "a worry, not a wish"
     if kind is not None and vocab.ZH_ENDS_ASKING.search(text):
         return None, "a question to the assistant"
-    if kind != "fact" and (vocab.OTHERS_VIEW.match(text) or vocab.ZH_OTHERS_VIEW.match(text)):
+    if kind != "fact" and vocab.OTHERS_VIEW.match(text):
         return "fact", "another person's view, told"
     if kind == "fact" and vocab.ONGOING.search(text) and all(n.type == "duration" for n in values):
         return None, "an ongoing situation, told"

@@ -28,7 +28,7 @@ from convmem.core.constants import EXTRACTED_TYPES
 from convmem.core.cue_match import CueText
 from convmem.core.text import clip, dedupe_key, stable_id
 from convmem.errors import StoreBusyError
-from convmem.memory import cues, links
+from convmem.memory import act_cues, cues, links
 from convmem.memory.candidates import Candidate, candidates
 from convmem.memory.models import MemoryItem, StoredEvent
 
@@ -362,6 +362,14 @@ class Extractor:
             and link.target.kind in ("constraint", "decision")
         ):
             cand.kind = link.target.kind  # "make it 2000" restates the corrected item's kind
+        elif (
+            link is not None
+            and link.relation == "supersedes"
+            and cand.kind in ("constraint", "decision")
+            and link.target.kind == "fact"
+            and act_cues.CHANGE_TOLD.match(cand.content)
+        ):
+            cand.kind = "fact"  # "standup moved to 10" after "the standup is at 9:30": told
         item_id = stable_id("mem", session_id, event.seq, cand.index, cand.kind)
         if self.store.item(item_id) is not None:
             return None  # already extracted (replay)
