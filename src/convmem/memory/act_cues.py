@@ -691,12 +691,6 @@ GUESSED_FEELING = re.compile(
     r"|awesome|incredible|wonderful|fun|exciting|special|magical|inspiring|rewarding)\b",
     _I,
 )
-#: A picture someone shared, as a transcript describes it: "and shared a photo of a cat".
-SHARED_PICTURE = re.compile(
-    r"^[\s\"'“”]*(?:and\s+)?shared\s+(?:a|an|some|two|three)\s+(?:[\w-]+\s+)?(?:photo|photos"
-    r"|photograph|photography|picture|pictures|pic|pics|image|images|video|screenshot)s?\s+of\b",
-    _I,
-)
 #: The same in Chinese: a cheer ("加油！", "你一定可以的", "继续保持") or a guess at a
 #: feeling ("一定很有成就感吧", "你肯定很开心吧").
 ZH_SMALL_TALK = re.compile(
