@@ -642,8 +642,9 @@ CHEER = re.compile(
     r"[\s,!.]+)*"
     r"(?:(?:let's|lets|let us|we'll|we will|i'll|i will|i'm gonna|i am going to|gonna|you should"
     r"|you have to|you've got to|you gotta|we gotta|we have to|we should|just|always)\s+)?"
-    r"(?:keep\s+(?:it up|going|pushing(?!\s+(?:to|the|commits|changes|code)\b)|at it|trying"
-    r"|fighting|dreaming|shining|rocking|smiling|believing|inspiring|growing|learning|staying"
+    r"(?:keep\s+(?:it up|going|motivating|pushing(?!\s+(?:to|the|commits|changes|code)\b)"
+    r"|at it|trying|fighting|dreaming|shining|rocking|smiling|believing|inspiring|growing"
+    r"|learning|staying"
     r"|moving\s+(?:forward|on)\b|moving(?=\s*(?:[,.!]|and\b|$))|rolling|working hard|working at it"
     r"|working on (?:it|that|yourself)|doing (?:what you|your thing|great|amazing|awesome)"
     r"|up the (?:good|great|amazing|awesome|fantastic) work|chasing|pursuing|following your"
@@ -733,4 +734,9 @@ OTHERS_SAID = re.compile(
     r"^(?:(?:and|but|so|also|oh|well)[\s,]+)*(?:(?:she|he|they)\s+|(?:my|our)\s+(?:[\w-]+\s+){1,2}?)"
     r"(?:says?|said|told me|mentioned)\b",
     _I,
+)
+#: "needs" in a relative clause or with a pronoun for its object: "anyone who needs it",
+#: "whoever needs them" (no requirement of a thing).
+NEEDS_NOTHING_NAMED = re.compile(
+    r"\b(?:who|whoever|anyone|everyone)\s+needs\b|\bneeds\s+(?:it|them)\b", _I
 )

@@ -331,8 +331,8 @@ def guide_rule(
     """
     asks = names & {"act:question", "act:zh_question", "act:request", "act:hypothetical"}
     values = [n for n in numbers if n.type != "version"]
-    if kind is not None and not values and small_talk(text):
-        return None, SMALL_TALK
+    if not values and small_talk(text):
+        return None, SMALL_TALK  # (also when the model kept nothing: no rule below may)
     if kind == "constraint" and "act:requirement_noun" in names and _PAST_LIMIT.search(text):
         return None, "a limit said as what it was (the budget was 3000)"
     if kind is not None and vocab.TOO_MUCH.match(text):
@@ -394,7 +394,11 @@ def guide_rule(
             n.bound == "upper" and n.type in ("date", "time") for n in numbers
         ):
             return "constraint", "a deadline (by Friday, 周五之前)"
-        if "act:needs" in names and not text.lower().startswith(("i ", "we ")):
+        if (
+            "act:needs" in names
+            and not text.lower().startswith(("i ", "we "))
+            and not vocab.NEEDS_NOTHING_NAMED.search(text)
+        ):
             return "constraint", "a requirement: it needs"
         if "act:zh_named_choice" in names:
             return "decision", "a named tool chosen for a role"
