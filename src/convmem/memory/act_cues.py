@@ -605,27 +605,38 @@ _APPRAISAL = (
     r"|memorable|unforgettable|surreal|exciting|meaningful|epic|rewarding|inspiring"
     r"|relaxing|peaceful|powerful|emotional|stressful)\b)"
 )
-#: Words after a verdict that make it more than one: a number, a rule, a contrast.
+#: Words after a verdict or a cheer that make it more than one: a number, a rule, a
+#: contrast, an instruction or a choice ("That's great and please always use type hints",
+#: "It's cool, go with Redis then", "Keep going and use pnpm everywhere").
 _MORE_THAN_A_VERDICT = (
     r"(?![^.!?]*(?:\d|\b(?:must|never(?!\s+(?:give up|stop|lose))|only|need|needs|has to"
     r"|have to|should|shouldn't|don't(?!\s+(?:give up|lose|stop|be|forget to (?:have|enjoy|take)))"
-    r"|do not|can't|cannot|but(?=\s+\w)|except|unless|budget|deadline|required|requirement)\b))"
+    r"|do not|can't|cannot|but(?=\s+\w)|except|unless|budget|deadline|required|requirement"
+    r"|always|please|pls|use|using|go with|going with|bought|booked|ordered|picked|chose|decided"
+    r"|let's|now|just keep|keep (?:it|the|them|responses|answers|using)|make sure|avoid"
+    r"|remember)\b))"
 )
 #: A clause that only says how something was or felt: "It's so peaceful there", "Those
-#: colours are unreal", "it's a great way to relax", "The views must be amazing!". A
-#: feeling or an opinion, told (the labelling guide keeps nothing of it).
+#: colours are unreal", "it's a great way to relax", "It must be so tranquil there". A
+#: feeling or an opinion, told (the labelling guide keeps nothing of it). Not a wish ("It
+#: would be nice if the CLI printed JSON" is a liking) nor a requirement ("The hotel must
+#: be peaceful").
 VERDICT = re.compile(
     r"^(?:(?:oh|wow|aw+|yeah|yes|haha+|lol|omg|man|honestly|and|but|so|plus|also|well|ah|ooh"
-    r"|whoa|gosh|god|dude|omg)[\s,!.]+)*"
-    r"(?:(?:it|that|this|those|these|they|everything|(?:all\s+)?(?:that|this|those|these|the)"
-    r"\s+[\w'-]+(?:\s+[\w'-]+)?"
+    r"|whoa|gosh|god|dude)[\s,!.]+)*"
+    r"(?:(?:it|that|this|those|these|they|(?:all\s+)?(?:that|this|those|these)\s+[\w'-]+"
+    r"(?:\s+[\w'-]+)?"
+    # "The Eiffel Tower is so cool!" (but "the build is awful on Windows" may be a fact)
+    r"|the\s+[\w'-]+(?:\s+[\w'-]+)?(?=\s+(?:is|are|was|were)\s+(?:so|such|really|super|sooo+"
+    r"|absolutely|truly|incredibly)\s)"
     # an activity or a kindness: "Watching it with my family was amazing", "Your support
-    # is really appreciated"
-    r"|[a-z]+ing\b(?:\s+[\w'-]+){0,5}?|(?:your|their|his|her)\s+(?:support|help|kindness"
-    r"|advice|encouragement|words|friendship|message|note))"
+    # is really appreciated" (not "something", "morning", "staying near the beach")
+    r"|(?!(?:some|any|every|no)thing\b|morning\b|evening\b|building\b|staying\b|setting\b"
+    r"|meeting\b|string\b|wedding\b|ceiling\b|spring\b)[a-z]+ing\b(?:\s+[\w'-]+){0,5}?"
+    r"|(?:your|their|his|her)\s+(?:support|help|kindness|advice|encouragement|words"
+    r"|friendship|message|note))"
     r"(?:'s(?:\s+been)?|'re|'ve been|\s+(?:is|are|was|were|has been|have been|sounds?|looks?"
-    r"|feels?|seems?|must be|must have been|must feel|must look|would be|will be|'ll be|can be"
-    r"|is gonna be))"
+    r"|feels?|seems?|must have been|must (?:be|feel|look)(?=\s+(?:so|such|really|super|sooo+)\s)))"
     # no subject: "Must have been magical.", "must be tough living in the city"
     r"|must(?:\s+have)?\s+(?:be|been|feel))"
     r"\s+(?:(?:so|really|such|very|pretty|super|totally|absolutely|truly|just|quite|incredibly"
@@ -633,57 +644,72 @@ VERDICT = re.compile(
     r"|sooo+|soo)\s+)*" + _APPRAISAL + r"(?![\w-])" + _MORE_THAN_A_VERDICT,
     _I,
 )
+#: Words that make "keep pushing", "keep chasing" a cheer rather than an instruction
+#: ("keep chasing those dreams", not "keep pushing fixes to staging").
+_ASPIRATION = (
+    r"(?=[^.!?]*\b(?:dreams?|passions?|goals?|love|kindness|positivity|joy|happiness"
+    r"|a difference|your best|yourselves|yourself|each other|one another|hope|forward"
+    r"|community|the good work|great things|inspiring)\b)"
+)
 #: A cheer or a good wish to the other person, or a promise to keep at it: "Keep going and
-#: never give up!", "keep up the good work", "don't forget to take some pictures", "Let's
-#: keep inspiring each other", "I'll keep you posted", "Have a great day!". Nothing of it
-#: is a rule or a choice.
+#: never give up!", "keep up the good work", "don't forget to take some pictures!", "Let's
+#: keep chasing our dreams", "I'll keep you posted", "Have a great day!". Nothing of it is
+#: a rule or a choice; a phrase that could be an instruction ("keep me posted on every
+#: failed deploy", "keep trying the request", "take care not to break the API") is a cheer
+#: only when nothing follows it.
 CHEER = re.compile(
     r"^(?:(?:oh|wow|aw+|yeah|yes|and|so|also|well|ok(?:ay)?|haha+|lol|hey|anyway|just|but)"
     r"[\s,!.]+)*"
     r"(?:(?:let's|lets|let us|we'll|we will|i'll|i will|i'm gonna|i am going to|gonna|you should"
-    r"|you have to|you've got to|you gotta|we gotta|we have to|we should|just|always)\s+)?"
-    r"(?:keep\s+(?:it up|going|motivating|pushing(?!\s+(?:to|the|commits|changes|code)\b)"
-    r"|at it|trying|fighting|dreaming|shining|rocking|smiling|believing|inspiring|growing"
-    r"|learning|staying"
-    r"|moving\s+(?:forward|on)\b|moving(?=\s*(?:[,.!]|and\b|$))|rolling|working hard|working at it"
-    r"|working on (?:it|that|yourself)|doing (?:what you|your thing|great|amazing|awesome)"
-    r"|up the (?:good|great|amazing|awesome|fantastic) work|chasing|pursuing|following your"
-    r"|supporting (?:each other|one another)|encouraging each|helping each|improving our"
-    r"|spreading|being you|the faith"
-    r"|your (?:head|chin) up|you (?:posted|updated|in the loop)|each other)"
+    r"|you have to|you've got to|you gotta|we gotta|we have to|we should|just)\s+)?"
+    r"(?:(?:keep\s+(?:it up|going|at it|fighting|dreaming|shining|rocking|smiling|believing"
+    r"|learning|growing|trying|pushing(?:\s+(?:on|forward|ahead))?|doing what you(?:'re| are) doing"
+    r"|moving(?:\s+forward|\s+on)?|up the (?:good|great|amazing|awesome|fantastic) work"
+    r"|the faith|your (?:head|chin) up|(?:me|us|you) (?:posted|updated|in the loop))"
     r"|never\s+(?:give up|stop (?:dreaming|believing|trying|learning)|lose (?:hope|sight))"
     r"|don't\s+(?:give up|lose (?:hope|faith|sight)|stop (?:believing|dreaming|trying)"
-    r"|be (?:daunted|discouraged|afraid to|scared to|too hard on yourself|a stranger)"
-    r"|forget to (?:have fun|enjoy|take (?:some |lots of |a few )?(?:nice |great )?(?:pics"
-    r"|pictures|photos|care|a break|breaks|time for yourself)|get (?:some|enough) (?:rest|sleep)"
-    r"|relax|rest|breathe|smile|treat yourself))"
+    r"|be (?:daunted|discouraged|too hard on yourself|a stranger)"
+    r"|forget to (?:have fun|enjoy (?:it|yourself|yourselves|the \w+)|take (?:some |lots of "
+    r"|a few )?(?:nice |great )?(?:pics|pictures|photos)|get (?:some|enough) (?:rest|sleep)"
+    r"|rest|breathe|smile|treat yourself))"
     r"|stay\s+(?:positive|strong|safe|patient|motivated|in the moment|true to yourself|awesome"
     r"|tuned|healthy|warm|hydrated|inspired|hopeful)"
-    r"|keep\s+(?:me|us)\s+(?:posted|updated|in the loop)|long time no (?:talk|see|chat)"
-    r"|make it happen|do this(?=[\s!.]*$)"
+    r"|long time no (?:talk|see|chat)|make it happen|do this|take it easy"
+    r"|(?:we|i)\s+(?:can|will|'ll)\s+(?:do (?:it|this)|get through (?:this|it)|work it out"
+    r"|make it)|i'm gonna make it|we got this|(?:i'm\s+)?(?:keeping\s+)?(?:my\s+)?fingers crossed"
     r"|(?:(?:we|i|you)(?:'ll|\s+will|\s+can)?\s+)?(?:always\s+)?be there for (?:you|each other"
     r"|one another|me)"
     r"|(?:always\s+)?(?:be\s+)?here for (?:you|each other)"
     r"|don't let (?:anything|anyone|anybody|it|that|them|fear|doubt|others)\s+(?:stop|get|hold"
-    r"|bring|keep)\s+you"
-    r"|hang in there|take care(?!\s+of)|go for it|believe in yourself|push through"
+    r"|bring|keep)\s+you(?:\s+down)?"
+    r"|hang in there|take care|go for it|believe in yourself|push through"
     r"|you(?:'ve| have)? got this|good luck|best of luck|all the best|break a leg"
-    r"|have (?:a |an )?(?:great|good|nice|fun|wonderful|amazing|awesome|safe|blast|lovely"
-    r"|fantastic)\b"
+    r"|have (?:fun|a blast|(?:a |an )?(?:great|good|nice|fun|wonderful|amazing|awesome|safe"
+    r"|lovely|fantastic)\s+(?:day|time|trip|weekend|night|one|evening|morning|week|vacation"
+    r"|holiday|flight|show|game|birthday))"
     r"|enjoy (?:it|yourself|yourselves|the (?:rest|ride|moment|view|trip|show|day|weekend"
-    r"|journey|process)|every)"
-    r"|remember to (?:stay|take care|be kind to yourself|breathe|have fun|enjoy|rest)"
+    r"|journey|process))"
+    r"|remember to (?:stay (?:positive|strong|safe|patient|calm)|take care of yourself"
+    r"|be kind to yourself|breathe|have fun|enjoy it|rest)"
     r"|you(?:'re| are) (?:doing (?:great|amazing|awesome|so well|a great job|an amazing job)"
     r"|gonna (?:do great|crush it|be fine|love it)))"
-    r"(?![\w-])" + _MORE_THAN_A_VERDICT,
+    # nothing after it but a word to the other person, another cheer or "how it goes"
+    r"(?=[\s!.,~…]*$|[\s,!.]+(?:and|buddy|man|dude|guys|friend|mate|then|too|again|now"
+    r"|with it|on how|about how|on your|about your|for your|for you|on the|on my|on our|on all"
+    r"|about the|about my|about our|[A-Z][a-z]+[!.]*$)\b)"
+    # an aim held up: "keep pushing for your goals", "let's keep spreading kindness"
+    r"|keep\s+(?:pushing|chasing|pursuing|following|spreading|inspiring|motivating"
+    r"|supporting|encouraging|helping|working hard|trying|learning|growing|staying|improving"
+    r"|doing what you|rocking|making)" + _ASPIRATION + r")" + _MORE_THAN_A_VERDICT,
     _I,
 )
 #: A guess at what another person feels: "You must feel a great sense of unity", "I can
-#: imagine how proud you must feel", "I bet it feels awesome", "you must be so relieved".
+#: imagine how proud you must feel", "I bet it feels awesome", "you must be so relieved"
+#: ("you must be very careful with rm -rf" is a rule).
 GUESSED_FEELING = re.compile(
-    r"\b(?:you|they|he|she)\s+must\s+(?:feel|be feeling|be (?:so|really|very|super"
-    r"|pretty|such|incredibly|quite|over the moon|on cloud nine|thrilled|relieved|proud|stoked"
-    r"|excited|happy|glad|exhausted|devastated|heartbroken))\b"
+    r"\b(?:you|they|he|she)\s+must\s+(?:feel|be feeling|be (?:(?:so|really|very|super|pretty"
+    r"|incredibly|quite)\s+)?(?:proud|relieved|excited|happy|glad|thrilled|stoked|exhausted"
+    r"|devastated|heartbroken|tired|nervous|over the moon|on cloud nine))\b"
     r"|^(?:(?:oh|wow|aw+|yeah|and|so|well)[\s,!.]+)*i\s+(?:can|could)\s+(?:only\s+)?imagine\b"
     r"|^(?:(?:oh|wow|aw+|yeah|and|so|well)[\s,!.]+)*i\s+bet\s+(?:it|that|you|they|he|she)\b"
     # after another remark: "'bout the accident! Must have been traumatizing for you guys."
@@ -692,11 +718,12 @@ GUESSED_FEELING = re.compile(
     r"|awesome|incredible|wonderful|fun|exciting|special|magical|inspiring|rewarding)\b",
     _I,
 )
-#: The same in Chinese: a cheer ("加油！", "你一定可以的", "继续保持") or a guess at a
-#: feeling ("一定很有成就感吧", "你肯定很开心吧").
+#: The same in Chinese, as a clause of its own: a cheer ("加油！", "你一定可以的",
+#: "继续保持哦") or a guess at a feeling ("一定很有成就感吧", "你肯定很开心吧"); not
+#: "加油站要在路线上", "继续保持用中文回复", "你可以的话先mock掉".
 ZH_SMALL_TALK = re.compile(
-    r"^(?:加油|冲鸭|继续保持|保重|祝你|(?:你(?:一定|肯定)?|一定|肯定)(?:可以的|行的|能行|没问题的)"
-    r"|相信你(?:一定)?(?:可以|能行|没问题))"
+    r"^(?:加油(?!站)|冲鸭|继续保持|保重|(?:你(?:一定|肯定)?|一定|肯定)(?:可以的(?!话)|行的|能行|没问题的)"
+    r"|相信你(?:一定)?(?:可以|能行|没问题))[！!~～。.，,哦呀啊吧哈呢的]*$"
     r"|^(?:[你他她]们?)?(?:肯定|一定|应该)(?:很|超|特别|挺|非常|好|超级)[^，,。；;！!？?]{0,8}吧"
     r"[。！!~～]*$"
 )
@@ -724,8 +751,9 @@ TOO_MUCH = re.compile(
 #: A choice of the moment, told: "I decided to take a nap after lunch", "I just decided to
 #: treat myself to ice cream", "I decided on a whim to dye my hair".
 WHIM = re.compile(
-    r"\bdecided\s+(?:on a whim\b|to\s+(?:take a nap|nap|treat (?:myself|ourselves)|sleep in"
-    r"|stay in|go to bed|chill|relax|dye))",
+    r"\bdecided\s+(?:on a whim\b|to\s+(?:take a nap|nap\b|sleep in\b|go to bed|dye my"
+    r"|stay in(?=[\s.!]*$|\s+(?:tonight|today|and))|treat (?:myself|ourselves) to (?:some |an? )?"
+    r"(?:ice cream|dessert|coffee|cake|a massage|pizza|takeout|a drink|snacks?)))",
     _I,
 )
 #: What another person said, opening the clause: "she said she can put up to $300 toward
@@ -735,8 +763,37 @@ OTHERS_SAID = re.compile(
     r"(?:says?|said|told me|mentioned)\b",
     _I,
 )
-#: "needs" in a relative clause or with a pronoun for its object: "anyone who needs it",
-#: "whoever needs them" (no requirement of a thing).
-NEEDS_NOTHING_NAMED = re.compile(
-    r"\b(?:who|whoever|anyone|everyone)\s+needs\b|\bneeds\s+(?:it|them)\b", _I
+#: "needs" in a relative clause: "anyone who needs it", "whoever needs them" (no
+#: requirement of a thing; "Prod needs them too" is one).
+NEEDS_NOTHING_NAMED = re.compile(r"\b(?:who|whoever|anyone|everyone)\s+needs\b", _I)
+#: A limit given as the value it was: "the budget was 3000" (not "the budget was raised to
+#: $5000", "the requirement was that all APIs be versioned").
+PAST_VALUE = re.compile(
+    r"\b(?:was|were|used to be)\s+(?:(?:around|about|like|only|just)\s+)?[\d$€£¥]|原来(?:是)?\d",
+    _I,
+)
+#: A standing instruction without a number, which the model reads by its numbers: "now
+#: always use this format for commit messages", "just keep responses in English", "never
+#: call the prod API from tests", "reply in Chinese from now on".
+STANDING_INSTRUCTION = re.compile(
+    r"^(?:(?:now|just|and|so|also|ok|okay|please|pls|but|from now on)[\s,]+)*"
+    r"(?:(?:always|never|please)\s+)*(?:(?:always|never)\s+(?:use|write|run|answer|reply"
+    r"|respond|add|put|keep|include|format|commit|push|call|check|ask|follow|name|return|log"
+    r"|wrap|start|end|touch|edit|delete|skip|mock|test)"
+    r"|keep\s+(?:(?:the\s+)?(?:responses|answers|replies|messages|comments|commits|prs|docs"
+    r"|explanations|code)|it|them|everything)\s+(?:in|under|short|brief|concise|simple|to)"
+    r"|(?:answer|reply|respond|write)\s+in\s+(?:english|chinese|japanese|spanish|french|german"
+    r"|korean|plain text|markdown)\b.*\b(?:from now on|always|going forward)"
+    # "it's a hard requirement that all endpoints are authenticated"
+    r"|it(?:'s|\s+is)\s+(?:a\s+)?(?:hard\s+)?(?:requirement|must|mandatory|non-negotiable)"
+    r"\s+that"
+    r")\b",
+    _I,
+)
+#: "this must be fast", "it has to stay backwards compatible": a rule about the thing at
+#: hand (read only where the modal binds: "it must be a caching issue" is a guess).
+THIS_MUST = re.compile(
+    r"^(?:(?:and|so|also|but|just|ok|okay)[\s,]+)*(?:this|it|that)\s+(?:must|has to|needs to)"
+    r"\s+(?:be|stay|remain|run|work)\b",
+    _I,
 )

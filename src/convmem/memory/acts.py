@@ -333,7 +333,7 @@ def guide_rule(
     values = [n for n in numbers if n.type != "version"]
     if not values and small_talk(text):
         return None, SMALL_TALK  # (also when the model kept nothing: no rule below may)
-    if kind == "constraint" and "act:requirement_noun" in names and _PAST_LIMIT.search(text):
+    if kind == "constraint" and "act:requirement_noun" in names and vocab.PAST_VALUE.search(text):
         return None, "a limit said as what it was (the budget was 3000)"
     if kind is not None and vocab.TOO_MUCH.match(text):
         return None, "a verdict on a value (100 is too strict)"
@@ -378,6 +378,15 @@ def guide_rule(
     own = kind in (None, "fact") and not asks and not vocab.REPORTED.search(text)
     if own and vocab.ZH_REQUIRES.search(text):
         return "constraint", "a requirement: where or what it must be (要靠近地铁站)"
+    if (
+        kind is None
+        and not asks
+        and (
+            vocab.STANDING_INSTRUCTION.match(text)
+            or ("act:modal" in names and vocab.THIS_MUST.match(text))
+        )
+    ):
+        return "constraint", "a standing instruction (always use, keep answers in)"
     if kind is None and not asks and vocab.SWITCH.match(text) and len(text) < 60:
         return "constraint", "a setting turned on or off (turn on bf16, HPA on)"
     if kind != "constraint" and not asks and vocab.ZH_SWITCH.match(text):
