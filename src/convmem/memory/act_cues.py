@@ -696,7 +696,7 @@ CHEER = re.compile(
     # nothing after it but a word to the other person, another cheer or "how it goes"
     r"(?=[\s!.,~…]*$|[\s,!.]+(?:and|buddy|man|dude|guys|friend|mate|then|too|again|now"
     r"|with it|on how|about how|on your|about your|for your|for you|on the|on my|on our|on all"
-    r"|about the|about my|about our|[A-Z][a-z]+[!.]*$)\b)"
+    r"|about the|about my|about our|[a-z][a-z]+[!.]*$)\b)"
     # an aim held up: "keep pushing for your goals", "let's keep spreading kindness"
     r"|keep\s+(?:pushing|chasing|pursuing|following|spreading|inspiring|motivating"
     r"|supporting|encouraging|helping|working hard|trying|learning|growing|staying|improving"
