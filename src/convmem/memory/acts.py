@@ -339,6 +339,8 @@ def guide_rule(
         return None, "a verdict on a value (100 is too strict)"
     if kind == "decision" and vocab.WHIM.search(text):
         return None, "a choice of the moment, told"
+    if kind is None and not asks and vocab.LIFE_FACT.match(text):
+        return "fact", "a lasting change in a life, told (just turned 12, 健身半年了)"
     if kind is None and values and not asks and vocab.OTHERS_SAID.match(text):
         return "fact", "what another person said, with a value"
     if kind is not None and vocab.WORRY.search(text):
