@@ -9,12 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from convmem.core.cue_match import FOLDS_TO_ASCII, CueText, case_sensitive_twin
-from convmem.memory import act_cues, candidates, cues, subjects
+from convmem.memory import act_cues, candidates, cues, small_talk, subjects
 
 
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     out = []
-    for module in (act_cues, candidates, cues, subjects):
+    for module in (act_cues, candidates, cues, small_talk, subjects):
         for name, value in sorted(vars(module).items()):
             if isinstance(value, re.Pattern) and value.flags & re.IGNORECASE:
                 out.append((f"{module.__name__.rsplit('.', 1)[-1]}.{name}", value))
@@ -56,7 +56,7 @@ def texts(draw: st.DrawFn) -> str:
 def test_the_cue_patterns_have_twins() -> None:
     """The speed-up applies where it matters: the cue vocabulary names no upper case."""
     for name, pattern in PATTERNS:
-        if name.startswith(("act_cues.", "cues.")):
+        if name.startswith(("act_cues.", "cues.", "small_talk.")):
             assert case_sensitive_twin(pattern) is not None, name
 
 

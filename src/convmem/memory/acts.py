@@ -36,6 +36,7 @@ from convmem.core.cue_match import CueText
 from convmem.core.dates import WEEKDAYS
 from convmem.core.numbers import Value, find_numbers
 from convmem.memory import act_cues as vocab
+from convmem.memory.small_talk import small_talk
 
 _WORD = re.compile(r"[a-z][a-z']*")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
@@ -306,20 +307,8 @@ def _sets_a_value(text: str, values: list[Value]) -> bool:
     return bool(vocab.ZH_SETS_SAID.search(text) or vocab.ZH_SETTING_NAME.search(text, 0, m.start()))
 
 
-#: The rule of a clause of small talk (see :func:`small_talk`).
+#: The rule of a clause of small talk (see :mod:`convmem.memory.small_talk`).
 SMALL_TALK = "small talk: a verdict, a cheer or a guess at a feeling"
-
-
-def small_talk(text: str) -> bool:
-    """A clause that only praises, cheers on or pictures a feeling: "It's so peaceful
-    there", "keep up the good work!", "you must feel so proud", 加油. People chatting say
-    these all the time; none is a rule, a choice or a lasting fact."""
-    return bool(
-        vocab.VERDICT.match(text)
-        or vocab.CHEER.match(text)
-        or vocab.GUESSED_FEELING.search(text)
-        or vocab.ZH_SMALL_TALK.search(text)
-    )
 
 
 def guide_rule(

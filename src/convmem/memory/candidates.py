@@ -22,6 +22,7 @@ from convmem.core.cue_match import CueText
 from convmem.core.numbers import Value, find_numbers
 from convmem.core.text import clip, paths
 from convmem.memory import acts, segment, subjects
+from convmem.memory.small_talk import small_talk
 
 MAX_ITEM_CHARS = 400
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -372,7 +373,7 @@ def candidates(
         body = clause.text
         if len(body) < 2:
             continue
-        if not from_user and (not _proposal(clause) or acts.small_talk(body.strip())):
+        if not from_user and (not _proposal(clause) or small_talk(body.strip())):
             continue  # "let's never give up" proposes nothing
         act = acts.classify(body, ctx) if from_user else acts.Act("proposal", "assistant")
         lead = acts.settled_choice(act, body) if from_user else 0
