@@ -134,6 +134,17 @@ def _on_the_clock(n: dict[str, Any], before: str) -> dict[str, Any]:
     return {**n, "type": "time", "value": f"{hour:02d}:00"}
 
 
+def _restated_kind(kind: str, content: str, replaced: str) -> str:
+    """The kind of a correction beside the kind of the item it replaces: "make it 2000"
+    restates a limit or a choice; "standup moved to 10", told after "the standup is at
+    9:30", is a fact like it (an instruction, "move the standup to 10", keeps its kind)."""
+    if kind in ("fact", "preference") and replaced in ("constraint", "decision"):
+        return replaced
+    if kind in ("constraint", "decision") and replaced == "fact":
+        return "fact" if act_cues.CHANGE_TOLD.match(content) else kind
+    return kind
+
+
 #: Options laid out by number: "1) … 2) …", "(1) … (2) …" ...
 _NUMBERED_OPTIONS = re.compile(r"(?:^|\s)\(?1[.)]\s.{3,400}?\s\(?2[.)]\s", re.S)
 #: ... said to be options, not the steps of what was done ("Here's what I changed: 1. …").
@@ -324,21 +335,22 @@ class Extractor:
             if link is not None and link.relation == "retracts":
                 self._retract(link.target, event.seq, report)
             return None
+        replaced = link.target if link is not None and link.relation == "supersedes" else None
         if cand.kind is None:
-            if link is None or link.relation != "supersedes":
+            if replaced is None:
                 return None  # "make it 250 ms" with nothing to correct says nothing
-            cand.kind = link.target.kind
-        if link is not None and link.relation == "supersedes" and not cand.topic:
+            cand.kind = replaced.kind
+        if replaced is not None and not cand.topic:
             # "make it 60s" is about what it puts right: a later correction of the
             # request timeout must find it by that subject; a bare new value for a limit
             # ("改成1800吧" after "每天最多吃1500大卡") is the limit, not a choice (unlike
             # "let's book the Hilton at $180 a night" after a budget)
-            cand.topic = link.target.topic
+            cand.topic = replaced.topic
             # so is a value moved there with a verb of change (the clause names no subject)
             changed = cand.reading is not None and cand.reading.change
             if (
                 cand.kind == "decision"
-                and link.target.kind == "constraint"
+                and replaced.kind == "constraint"
                 and (_bare_value(cand) or changed)
             ):
                 cand.kind = "constraint"
@@ -355,25 +367,11 @@ class Extractor:
                 self.store.update_item(existing.id, source_refs_json=_json(refs))
                 self._remember(replace(existing, source_refs=tuple(refs)))
             return None
-        if (
-            link is not None
-            and link.relation == "supersedes"
-            and cand.kind in ("fact", "preference")
-            and link.target.kind in ("constraint", "decision")
-        ):
-            cand.kind = link.target.kind  # "make it 2000" restates the corrected item's kind
-        elif (
-            link is not None
-            and link.relation == "supersedes"
-            and cand.kind in ("constraint", "decision")
-            and link.target.kind == "fact"
-            and act_cues.CHANGE_TOLD.match(cand.content)
-        ):
-            cand.kind = "fact"  # "standup moved to 10" after "the standup is at 9:30": told
+        if replaced is not None:
+            cand.kind = _restated_kind(cand.kind, cand.content, replaced.kind)
         item_id = stable_id("mem", session_id, event.seq, cand.index, cand.kind)
         if self.store.item(item_id) is not None:
             return None  # already extracted (replay)
-        superseding = link is not None and link.relation == "supersedes"
         item = MemoryItem(
             id=item_id,
             session_id=session_id,
@@ -385,7 +383,7 @@ class Extractor:
             scope=tuple(cand.scope),
             numbers=tuple(cand.numbers),
             source_refs=(ref,),
-            supersedes=(link.target.id,) if superseding and link else (),
+            supersedes=(replaced.id,) if replaced is not None else (),
             content_hash=content_hash,
             extractor=EXTRACTOR,
             derived_from_seq=event.seq,
