@@ -197,6 +197,10 @@ _EN_WORD_COUNT = re.compile(
 )
 
 
+#: What follows 平 when it starts a word of its own (平时, 平均, 平台), not square metres.
+_NOT_SQUARE_METRES = tuple("时常均台安静稳价衡板躺")
+
+
 def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     """A unit written at ``pos`` (after a number): (canonical, type, end)."""
     m = _UNIT_AFTER.match(text, pos)
@@ -211,6 +215,8 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
         if known is None:
             return None
     canonical, kind = known
+    if word == "平" and text.startswith(_NOT_SQUARE_METRES, m.end()):
+        return None  # "3000 平时800": 平时 (usually), not 平米
     if word == "年" and kind == "duration" and not _YEARS_BEFORE.search(text, 0, pos):
         return None  # 2024年: a year, handled as a date or left alone
     if word == "年" and text[m.end() : m.end() + 1] == "级":

@@ -90,7 +90,9 @@ _STOP = frozenset(
     more less max min maximum minimum up down around within between per be actually ok okay so
     new current default whole total overall main same other another own one thing things stuff
     it's that's there here now today tomorrow instead rather sure right well yes yeah hmm
-    change changed switch switched move moved bump raise lower set cap limit""".split()
+    change changed switch switched move moved bump raise lower set cap limit
+    currently presently roughly approximately usually typically normally basically probably
+    already""".split()
 )
 _SUBJECT_BEFORE_VERB = re.compile(
     r"^(?:(?:the|my|our|your|their|his|her|its|this|that|a|an)\s+)?"
@@ -208,7 +210,7 @@ _CORRECTION = re.compile(
     # value stated again, put right
     r"|(?:is|are|was|were|it's|she's|he's|we're|they're|should|must|needs? to|ha(?:s|ve) to)"
     r" actually|actually[.!]*$"
-    r"|instead|anymore|no longer)\b|现在(?:是|改|变)|变成|挪到|涨到|降到|提到|推迟到|提前到|延到",
+    r"|instead|anymore|no longer)\b|现在(?:改|变)|变成|挪到|涨到|降到|提到|推迟到|提前到|延到",
     _I,
 )
 #: A new value set in place of one said in an earlier message: "预算放宽到一天600", "we
@@ -227,7 +229,9 @@ _CHANGE = re.compile(
     r"|(?<!用)(?<!选)还是(?:用|选|改回|换回|回到)(?![^，,。]*(?:还是|吗|呢|？|\?))"
     # "现在8张了", "训练集现在9500条": the value something has now
     # (not the time it is now: "现在6点了，出发吧")
-    r"|现在(?:已经|有|只有|才)?\s*[\d两](?![\d.]*\s*[点:：])"
+    # "现在税后2万1": with what has the value between them; "现在是5个人" (beside a
+    # limit in the same message, "现在是3秒多" is how far off it things are now)
+    r"|(?<!比)现在[^\s，,。\d点:：]{0,6}?\s*[\d两](?![\d.]*\s*[点:：])"
     r"|现在(?![^，,。\s]*[点:：])[^，,。\s]{1,8}了$",
     _I,
 )
@@ -487,7 +491,7 @@ _GENERIC = frozenset(
 
 _ZH_NOT_SUBJECT = re.compile(
     r"^(?:决定|打算|准备|觉得|感觉|希望|想要|想|喜欢|偏好|还是|就|先|再|都|也|还|已经|直接|统一|一律|以后|今后"
-    r"|对了|大概|大约|差不多|估计"
+    r"|对了|大概|大约|差不多|估计|目前|其实|实际上|一共|总共|本来|平时"
     # a correction's verb names no subject ("改成8月24号" is about the date before it)
     r"|改成|改为|改到|换成|调成|调到|挪到|提到|降到|涨到|推迟到|提前到|延到|放宽到|变成)+"
 )
@@ -495,7 +499,8 @@ _ZH_NOT_SUBJECT = re.compile(
 
 #: An adverb between the subject and its verb ("minSdk 直接提到24").
 _ZH_NOT_SUBJECT_END = re.compile(
-    r"(?:直接|先|再|就|还是|也|都|已经|现在|最好|往后|往前|稍微|应该|应当"
+    r"(?:直接|先|再|就|还是|也|都|已经|现在|最好|往后|往前|稍微|应该|应当|大概|大约|差不多|估计|目前"
+    r"|其实|实际上|一共|总共|本来|平时|打算|准备"
     r"|不对|说错了|写错了|搞错了|记错了|弄错了"  # "学习率不对 是1e-4": about 学习率
     r"|(?:从)?(?:下个?月|下周|明年|今年|明天|下次|今天)起?)+$"
 )
@@ -523,9 +528,12 @@ def _zh_subject(body: str) -> str:
             return head.lower()
         if m.start() > 12:
             break
-    lead = re.match(r"^([\u3400-\u9fff]{2,6})\s*\d", body)  # 预算3000元
-    head = _bare_head(lead.group(1)) if lead else ""
-    return head if len(head) >= 2 else ""
+    # 预算3000元, 订单表现在大概1.2亿行, 高峰期 QPS 大概3000
+    lead = re.match(r"^([\u3400-\u9fff][\u3400-\u9fff A-Za-z]{1,11}?)\s*\d", body)
+    if lead is None or _ZH_VERBS.search(lead.group(1)):
+        return ""  # "每月存的提到7000": the words before a verb name no subject here
+    head = _bare_head(lead.group(1))
+    return head.lower() if 2 <= len(head) <= 12 else ""
 
 
 def _bare_head(head: str) -> str:
