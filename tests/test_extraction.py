@@ -45,6 +45,11 @@ def _kinds(text: str, from_user: bool = True) -> list[tuple[str | None, str]]:
         ("pin django>=4.2", "constraint"),
         # someone else's lasting traits
         ("she's allergic to shellfish", "fact"),
+        # the narrow sides of the rules for tips, steps told in the passive, more of
+        # something asked for now and a past value
+        ("search is a must-have for the launch", "constraint"),
+        ("we need at least 2 bedrooms", "constraint"),
+        ("the budget is 3000 now", "constraint"),
     ],
 )
 def test_clear_statements_are_kept(message: str, want: str) -> None:
@@ -121,6 +126,11 @@ def test_limits_beside_the_asking_clause_are_requirements() -> None:
     told = _kinds("My company reimburses up to $5,250 a year. Can you plan my courses?")
     assert ("constraint", "up to $5,250") not in told, told
     assert "constraint" not in {k for k, c in _kinds("国庆要出去玩6天，你有什么建议？")}
+    # said with 吧, the limit is still what the request asks for, and "recommend one"
+    # is the request itself, no choice made
+    found = _kinds("你帮我找一个门票在100到150元之间，可以游玩3到5小时的景点吧。给推荐一家吧。")
+    assert ("constraint", "可以游玩3到5小时") in found, found
+    assert "decision" not in {k for k, c in found}, found
     # 请假 (taking leave) and 请客 (treating someone) ask the assistant nothing
     for said in (
         "我下周请假，价格在600-700元之间的那家酒店我住过。",

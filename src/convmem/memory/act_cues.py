@@ -389,7 +389,11 @@ ZH_QUESTION = re.compile(
 )
 #: A Chinese clause that ends by asking: "…能买吗", "…冷不冷" (an English one that ends
 #: with "?" is as often a statement run on into a question: "…due Sept 15 right?").
-ZH_ENDS_ASKING = re.compile(rf"吗[?？。!！~～\s]*$|{_ZH_A_NOT_A}")
+ZH_ENDS_ASKING = re.compile(
+    rf"吗[?？。!！~～\s]*$|{_ZH_A_NOT_A}"
+    # "缓存用redis还是用memcached呢": which of the two, asked
+    r"|还是[^，,。]{1,20}呢[?？。!！~～\s]*$"
+)
 ZH_REQUEST = re.compile(
     r"^(?:请|麻烦|劳驾)?(?:你|您)?(?:帮我|帮忙|给我|替我|请你|请帮|帮|能否|能不能|可以帮|可不可以|你能|你可以"
     r"|您能|您可以|推荐|介绍|查一下|查查|查下|看看|看一下|看下|搜一下|找一下|找个|找一|找家|想找|列一下"
@@ -618,6 +622,48 @@ WHIM = re.compile(
 OTHERS_SAID = re.compile(
     r"^(?:(?:and|but|so|also|oh|well)[\s,]+)*(?:(?:she|he|they)\s+|(?:my|our)\s+(?:[\w-]+\s+){1,2}?)"
     r"(?:says?|said|told me|mentioned)\b",
+    _I,
+)
+#: A search asked of the assistant, said with 吧: "给推荐一家吧", "请给我推荐一家餐馆用餐吧",
+#: "帮我找个安静点的吧" (asking, not choosing; "那就订这家吧" chooses).
+ZH_SEARCH_ASKED = re.compile(
+    r"^[^，,。]{0,8}?(?:推荐|介绍|找)(?:一下|一?[家个间处款种])?[^，,。]{0,12}吧[。！!~～\s]*$"
+)
+#: Another person's own share of a cost: "chip in $5k", "she can put up to $300 toward
+#: the movers", "她可以出两千" (their part, not a limit on the person's spending).
+CONTRIBUTES = re.compile(
+    r"\b(?:towards?|chip(?:ping)? in|pitch(?:ing)? in|contribut\w*|put (?:up|in))\b"
+    r"|(?:可以|能|愿意|会|帮)出(?:[\d一二两三四五六七八九十百千万]|钱|一部分)|承担|赞助|补贴",
+    _I,
+)
+#: How something is done, in the present passive: "logs are rotated and then signed",
+#: "the payload is serialized and signed" (no one's choice; "it's decided" is one).
+PASSIVE_STEP = re.compile(
+    r"^(?:(?:the|our|all|new|registered|each|every)\s+)?(?!(?:i|we|i'm|we're|it|it's)\b)"
+    r"[a-z][\w.-]*(?:\s+[a-z][\w.-]*)?\s+(?:is|are|gets?)\s+"
+    r"(?:(?:then|now|always|also|automatically|first)\s+)?"
+    r"(?!(?:decided|settled|agreed|booked|chosen|confirmed|fixed|set|done|then|when|even"
+    r"|often|open|seven|eleven|ten)\b)[a-z]{2,}(?:ed|en)\b",
+    _I,
+)
+#: A moment asked for: "1 sec", "one sec", "gimme a minute".
+WAIT_A_MOMENT = re.compile(
+    r"^(?:(?:ok|okay|hold on|wait)[\s,]+)?(?:one|1|a|just a|gimme a|give me a|wait a)\s*"
+    r"(?:sec|second|min|minute|moment|mo)s?\b[\s.!…]*$",
+    _I,
+)
+#: The choice left to the assistant: "use your judgment", "your call", "up to you".
+DELEGATES = re.compile(
+    r"^(?:(?:ok|okay|just|so|then|eh|idk)[\s,]+)*(?:use your (?:own |best )?(?:judg(?:e)?ment"
+    r"|discretion)|(?:it's |that's )?(?:your call|up to you)|whatever you (?:think|prefer|like))\b",
+    _I,
+)
+#: More of something asked for now: "we need more replicas for the scale-up", "we need a
+#: better error message here" (with a count it is a requirement: "we need at least 2
+#: bedrooms").
+WE_NEED_MORE = re.compile(
+    r"^(?:(?:so|and|also|ok|okay|but|plus)[\s,]+)*(?:we|i)\s+(?:(?:really|still|also|definitely"
+    r"|probably|will)\s+)?need\s+(?:more|some more|a few more|a better|better|another|extra)\b",
     _I,
 )
 #: "needs" in a relative clause: "anyone who needs it", "whoever needs them" (no

@@ -322,8 +322,22 @@ def guide_rule(
     values = [n for n in numbers if n.type != "version"]
     if not values and small_talk(text):
         return None, SMALL_TALK  # (also when the model kept nothing: no rule below may)
-    if kind == "constraint" and "act:requirement_noun" in names and vocab.PAST_VALUE.search(text):
-        return None, "a limit said as what it was (the budget was 3000)"
+    if kind is not None and (vocab.DELEGATES.match(text) or vocab.WAIT_A_MOMENT.match(text)):
+        return None, "the choice left to the assistant, or a moment asked for"
+    if (
+        kind == "constraint"
+        and vocab.PAST_VALUE.search(text)
+        and ("act:requirement_noun" in names or len(values) == 1)
+    ):
+        return None, "a limit said as what it was (the budget was 3000, it used to be 20)"
+    if kind == "decision" and not values and vocab.ZH_SEARCH_ASKED.match(text):
+        return None, "a search asked of the assistant (给推荐一家吧)"
+    if kind == "decision" and vocab.PASSIVE_STEP.match(text):
+        return "fact", "how something is done, in the passive (logs are rotated and signed)"
+    if kind == "constraint" and not values and vocab.WE_NEED_MORE.match(text):
+        return None, "more of something, asked for now"
+    if kind == "constraint" and vocab.OTHERS_SAID.match(text) and vocab.CONTRIBUTES.search(text):
+        return "fact", "another person's share of a cost"
     if kind is not None and vocab.TOO_MUCH.match(text):
         return None, "a verdict on a value (100 is too strict)"
     if kind == "decision" and vocab.WHIM.search(text):

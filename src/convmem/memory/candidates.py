@@ -332,7 +332,7 @@ _PICK_WORDS = 6  # an answer that picks is short: "merge", "github hosted", "the
 def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
     """A short answer that picks one of the options the assistant's question put: "merge"
     after "should it be merge or delete+insert?", "the second one then" after a list."""
-    if act.kind is not None or _NOT_A_PICK.intersection(act.features):
+    if act.kind not in (None, "fact") or _NOT_A_PICK.intersection(act.features):
         return False
     cjk = len(_CJK.findall(body))
     if cjk > 2 * _PICK_WORDS or len(re.findall(r"[A-Za-z0-9]+", body)) > _PICK_WORDS:
@@ -411,11 +411,13 @@ def candidates(
             or "act:zh_question" in act.features
         )
         spans = []
-        if from_user and act.numbers and (asks or (asking and kind in (None, "fact"))):
+        # (said as a choice, "可以游玩3到5小时的景点吧" is still what the request asks for)
+        told = kind in (None, "fact", "decision")
+        if from_user and act.numbers and (asks or (asking and told)):
             # beside the asking clause, only a limit of a thing such requests name
             # ("价格在600-700元之间"): "my company reimburses up to $5,250" stays a fact
             spans = requirements(body, act.numbers, named_only=not asks)
-        if spans and not retraction and kind in (None, "fact"):
+        if spans and not retraction and told:
             for a, b in spans:
                 sub = body[a:b]
                 nums, conditions = number_conditions(sub, find_numbers(sub))

@@ -134,12 +134,23 @@ def _on_the_clock(n: dict[str, Any], before: str) -> dict[str, Any]:
     return {**n, "type": "time", "value": f"{hour:02d}:00"}
 
 
+#: A clause that names what to use: "use Memcached rather than Redis", "go with pnpm".
+_NAMES_A_CHOICE = re.compile(
+    r"^(?:(?:ok|okay|so|then|just|no|nah)[\s,]+)*(?:let'?s\s+)?(?:use|go with|switch to|stick with"
+    r"|stay with)\s+\w",
+    re.I,
+)
+
+
 def _restated_kind(kind: str, content: str, replaced: str) -> str:
     """The kind of a correction beside the kind of the item it replaces: "make it 2000"
-    restates a limit or a choice; "standup moved to 10", told after "the standup is at
-    9:30", is a fact like it (an instruction, "move the standup to 10", keeps its kind)."""
+    restates a limit or a choice, "use Memcached rather than Redis" changes a choice;
+    "standup moved to 10", told after "the standup is at 9:30", is a fact like it (an
+    instruction, "move the standup to 10", keeps its kind)."""
     if kind in ("fact", "preference") and replaced in ("constraint", "decision"):
         return replaced
+    if kind == "constraint" and replaced == "decision" and _NAMES_A_CHOICE.match(content):
+        return "decision"  # "actually, use Memcached rather than Redis": the choice changed
     if kind in ("constraint", "decision") and replaced == "fact":
         return "fact" if act_cues.CHANGE_TOLD.match(content) else kind
     return kind

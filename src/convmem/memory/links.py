@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from convmem.core.dates import WEEKDAYS
 from convmem.memory import subjects
-from convmem.memory.act_cues import SETTLED_CHOICE
+from convmem.memory.act_cues import CONTRIBUTES, SETTLED_CHOICE
 from convmem.memory.candidates import Candidate
 from convmem.memory.models import MemoryItem, Scope
 
@@ -322,12 +322,6 @@ _SWITCH_TO = re.compile(
     r"(?P<en>[A-Za-z][\w.+-]*)|(?:换成|改用|换回|改回)\s*(?P<zh>[A-Za-z][\w.+-]*)",
     re.I,
 )
-#: Another person's own share of a cost ("chip in $5k", "她可以出两千").
-_CONTRIBUTES = re.compile(
-    r"\b(?:towards?|chip(?:ping)? in|pitch(?:ing)? in|contribut\w*|put (?:up|in))\b"
-    r"|(?:可以|能|愿意|会|帮)出(?:[\d一二两三四五六七八九十百千万]|钱|一部分)|承担|赞助|补贴",
-    re.I,
-)
 _PER = re.compile(r"^(?:per|a|an|each|every)\s+\w+|^/|^每", re.I)
 
 
@@ -497,7 +491,7 @@ def relate(
         # can put up to $300 toward the movers", "她说房租她可以出两千"), and a rate is no
         # total (€180 a night against the trip's €1,800)
         top = heard[0][2]
-        if _CONTRIBUTES.search(cand.content) or _rate(cand.numbers) != _rate(top.numbers):
+        if CONTRIBUTES.search(cand.content) or _rate(cand.numbers) != _rate(top.numbers):
             return None
         return Link("disputes", top, "another person's claim about the same subject")
     if reading.correction:

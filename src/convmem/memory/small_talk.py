@@ -157,6 +157,15 @@ ZH_SMALL_TALK = re.compile(
 )
 
 
+#: A tip: "Barcelona is a must-visit city!", "the ramen there is a must-try" (not "search
+#: is a must-have for launch", a requirement).
+TIP = re.compile(
+    r"\b(?:is|are|'s)\s+(?:an?\s+)?(?:absolute\s+|total\s+|real\s+)?must-(?:visit|see|try|read"
+    r"|watch|do|eat|hear|listen|go)\b" + _MORE_THAN_A_VERDICT,
+    _I,
+)
+
+
 def small_talk(text: str) -> bool:
     """Whether a clause (its text as said) only praises, cheers on or guesses a feeling."""
     return bool(
@@ -164,4 +173,5 @@ def small_talk(text: str) -> bool:
         or CHEER.match(text)
         or GUESSED_FEELING.search(text)
         or ZH_SMALL_TALK.search(text)
+        or TIP.search(text)
     )
