@@ -644,6 +644,26 @@ def test_switching_to_the_option_not_taken_changes_the_choice(tmp_path: Path) ->
     assert status["goal weight is 175 lb."] == "superseded", status
 
 
+def test_a_value_set_anew_for_a_named_setting_replaces_the_old_one(tmp_path: Path) -> None:
+    """A setting named by its identifier or a limit named as a noun, given a new value in
+    a later message, replaces the value it had; "现在" with the value after its subject
+    changes it too, but not the limit said beside it in one message."""
+    said = [
+        "cap it at 500k rows",
+        "max-model-len 先给 16384",
+        "月薪税后1万8",
+        "接口这边 p99 要压到500毫秒以下，现在是3秒多",
+        "ok. make the cap 250k",
+        "max-model-len 改成 8192 就行",
+        "现在税后2万1",
+    ]
+    status = _statuses(tmp_path, said)
+    assert status["cap it at 500k rows"] == "superseded", status
+    assert status["max-model-len 先给 16384"] == "superseded", status
+    assert status["月薪税后1万8"] == "superseded", status
+    assert status["接口这边 p99 要压到500毫秒以下"] == "active", status
+
+
 def test_a_remark_on_a_slip_makes_the_clause_before_it_a_correction(tmp_path: Path) -> None:
     """ "是22号出发，我刚才说错了": the value before the remark replaces the one said before."""
     said = ["我们8月20号出发，去青岛玩四天", "好的。对了是22号出发，我刚才说错了"]

@@ -98,8 +98,19 @@ def test_how_long_something_lasted_is_no_correction(text: str, correction: bool)
 @pytest.mark.parametrize(
     ("text", "key"),
     [
-        # when a value holds is not what it is about
+        # when a value holds is not what it is about, nor how near it is
         ("训练集现在9500条", "训练集"),
+        ("订单表现在大概1.2亿行", "订单表"),
+        ("我们一共5个人", "我们"),
+        ("高峰期 QPS 大概3000", "高峰期 qps"),
+        ("并发可以加到 30", "并发"),
+        ("currently 192 lb", ""),
+        # a setting's identifier or a limit named as a noun, before its value
+        ("max-model-len 先给 16384", "max-model-len"),
+        ("检索 top_k 3", "top_k"),
+        ("make the cap 250k", "cap"),
+        ("cap it at 500k rows", "cap"),
+        ("max 8", "max"),
         ("房租从下个月起涨到4800了", "房租"),
         ("minSdk 直接提到24。", "minsdk"),
         ("我们 minSdk 是21", "minsdk"),

@@ -223,6 +223,8 @@ _CHANGE = re.compile(
     r"(?: (?:the |our |my )?[\w-]+(?: [\w-]+)?)?(?: back| up| out)? to\b"
     # a limit that now reaches further: "the budget goes to 2,900", "can go up to $3k"
     r"|\b(?:goes|can go)(?: up)? to (?=[$€£¥]?\d)"
+    # a value set anew: "make the cap 250k", "make max 12" ("make it 12" corrects)
+    r"|\bmake (?:the |our |my )?(?!it\b|that\b|sure\b)[\w-]+(?: [\w-]+)? (?=[$€£¥]?\d)"
     r"|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到|挪到|推到|推迟到|延到|延后到|延长到|提前到"
     r"|调到|调整到|涨到|降到|改到"
     # a choice gone back to ("日志级别还是用info吧")
@@ -424,6 +426,10 @@ def subject_key(text: str, numbers: list[Value] | None = None) -> str:
     lead = _NAMED_VALUE.match(body)
     if lead and lead["np"].lower() not in _NOT_A_NAME:
         return _singular(lead["np"].lower())  # chat shorthand: "ttl 30分钟", "concurrency 4"
+    setting = _SETTING_BEFORE_VALUE.search(body)
+    if setting:
+        # "max-model-len 先给 16384", "检索 top_k 3", "make the cap 250k", "max 8"
+        return setting["name"].lower()
     names = named_choices(body)
     if names:
         np = cue.find(_FOR_PURPOSE, "np")
@@ -437,6 +443,16 @@ def subject_key(text: str, numbers: list[Value] | None = None) -> str:
     return _versioned(body)
 
 
+#: What a value is set for, before it: a setting's identifier ("max-model-len",
+#: "top_k", "maxPoolSize") or a limit named as a noun ("the cap", "max"), with at most a
+#: few words between them and the value.
+_SETTING_BEFORE_VALUE = re.compile(
+    r"(?<![\w.-])(?P<name>[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*"
+    r"|(?:(?<=the )|(?<=make )|(?<=set )|(?<=keep ))(?:cap|limit|max|min|maximum|minimum)"
+    r"|^(?:max|min|cap)(?= \d)"
+    r"|^cap(?= (?:it|them|that) ))"
+    r"(?![\w.-])(?=[^\d\n]{0,12}?\d)(?![^\d\n]*?\d+(?:\.\d+)*[-.]\w)"
+)
 #: A name and its value, nothing between: "ttl 30分钟", "concurrency 4", "maxUnavailable 1".
 _NAMED_VALUE = re.compile(r"^(?P<np>[A-Za-z][\w.-]{1,30})\s*(?=\d)(?!\d+(?:\.\d+)*[a-z]?\s*$)")
 _NOT_A_NAME = _STOP | frozenset(
@@ -500,7 +516,7 @@ _ZH_NOT_SUBJECT = re.compile(
 #: An adverb between the subject and its verb ("minSdk 直接提到24").
 _ZH_NOT_SUBJECT_END = re.compile(
     r"(?:直接|先|再|就|还是|也|都|已经|现在|最好|往后|往前|稍微|应该|应当|大概|大约|差不多|估计|目前"
-    r"|其实|实际上|一共|总共|本来|平时|打算|准备"
+    r"|其实|实际上|一共|总共|本来|平时|打算|准备|可以|能"
     r"|不对|说错了|写错了|搞错了|记错了|弄错了"  # "学习率不对 是1e-4": about 学习率
     r"|(?:从)?(?:下个?月|下周|明年|今年|明天|下次|今天)起?)+$"
 )
