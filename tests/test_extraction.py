@@ -656,8 +656,14 @@ def test_a_value_set_anew_for_a_named_setting_replaces_the_old_one(tmp_path: Pat
         "ok. make the cap 250k",
         "max-model-len 改成 8192 就行",
         "现在税后2万1",
+        "大概30个人",
+        "lint 超时给 5分钟",
+        "确定是35个人",
+        "lint 超时还是3分钟吧",
     ]
     status = _statuses(tmp_path, said)
+    assert status["大概30个人"] == "superseded", status  # the number settled on
+    assert status["lint 超时给 5分钟"] == "superseded", status  # a value gone back to
     assert status["cap it at 500k rows"] == "superseded", status
     assert status["max-model-len 先给 16384"] == "superseded", status
     assert status["月薪税后1万8"] == "superseded", status

@@ -111,6 +111,8 @@ def test_how_long_something_lasted_is_no_correction(text: str, correction: bool)
         ("make the cap 250k", "cap"),
         ("cap it at 500k rows", "cap"),
         ("max 8", "max"),
+        ("limit stays 2Gi", "limit"),
+        ("确定是35个人", ""),
         ("房租从下个月起涨到4800了", "房租"),
         ("minSdk 直接提到24。", "minsdk"),
         ("我们 minSdk 是21", "minsdk"),

@@ -227,8 +227,10 @@ _CHANGE = re.compile(
     r"|\bmake (?:the |our |my )?(?!it\b|that\b|sure\b)[\w-]+(?: [\w-]+)? (?=[$€£¥]?\d)"
     r"|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到|挪到|推到|推迟到|延到|延后到|延长到|提前到"
     r"|调到|调整到|涨到|降到|改到"
-    # a choice gone back to ("日志级别还是用info吧")
-    r"|(?<!用)(?<!选)还是(?:用|选|改回|换回|回到)(?![^，,。]*(?:还是|吗|呢|？|\?))"
+    # a choice or a value gone back to ("日志级别还是用info吧", "lint 超时还是3分钟吧")
+    r"|(?<!用)(?<!选)还是(?:用|选|改回|换回|回到|\s*[\d两])(?![^，,。]*(?:还是|吗|呢|？|\?))"
+    # the number settled on at last: "确定是35个人", "最后定了26桌"
+    r"|(?:确定|最后|最终)(?:是|定了|定的)\s*[\d两一二三四五六七八九十]"
     # "现在8张了", "训练集现在9500条": the value something has now
     # (not the time it is now: "现在6点了，出发吧")
     # "现在税后2万1": with what has the value between them; "现在是5个人" (beside a
@@ -449,7 +451,7 @@ def subject_key(text: str, numbers: list[Value] | None = None) -> str:
 _SETTING_BEFORE_VALUE = re.compile(
     r"(?<![\w.-])(?P<name>[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]*"
     r"|(?:(?<=the )|(?<=make )|(?<=set )|(?<=keep ))(?:cap|limit|max|min|maximum|minimum)"
-    r"|^(?:max|min|cap)(?= \d)"
+    r"|^(?:max|min|cap|limit|maximum|minimum)"
     r"|^cap(?= (?:it|them|that) ))"
     r"(?![\w.-])(?=[^\d\n]{0,12}?\d)(?![^\d\n]*?\d+(?:\.\d+)*[-.]\w)"
 )
@@ -507,7 +509,7 @@ _GENERIC = frozenset(
 
 _ZH_NOT_SUBJECT = re.compile(
     r"^(?:决定|打算|准备|觉得|感觉|希望|想要|想|喜欢|偏好|还是|就|先|再|都|也|还|已经|直接|统一|一律|以后|今后"
-    r"|对了|大概|大约|差不多|估计|目前|其实|实际上|一共|总共|本来|平时"
+    r"|对了|大概|大约|差不多|估计|目前|其实|实际上|一共|总共|本来|平时|确定|最后|最终"
     # a correction's verb names no subject ("改成8月24号" is about the date before it)
     r"|改成|改为|改到|换成|调成|调到|挪到|提到|降到|涨到|推迟到|提前到|延到|放宽到|变成)+"
 )
@@ -516,7 +518,7 @@ _ZH_NOT_SUBJECT = re.compile(
 #: An adverb between the subject and its verb ("minSdk 直接提到24").
 _ZH_NOT_SUBJECT_END = re.compile(
     r"(?:直接|先|再|就|还是|也|都|已经|现在|最好|往后|往前|稍微|应该|应当|大概|大约|差不多|估计|目前"
-    r"|其实|实际上|一共|总共|本来|平时|打算|准备|可以|能"
+    r"|其实|实际上|一共|总共|本来|平时|打算|准备|可以|能|还"
     r"|不对|说错了|写错了|搞错了|记错了|弄错了"  # "学习率不对 是1e-4": about 学习率
     r"|(?:从)?(?:下个?月|下周|明年|今年|明天|下次|今天)起?)+$"
 )
