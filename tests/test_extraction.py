@@ -88,6 +88,7 @@ def test_clear_statements_are_kept(message: str, want: str) -> None:
         "the second act is pretty weak tho",
         # what a value used to be
         "it used to be like 20.",
+        "I'll try my best!",
     ],
 )
 def test_questions_requests_and_feedback_are_not_memory(message: str) -> None:

@@ -103,6 +103,7 @@ CHEER = re.compile(
     r"|stay\s+(?:positive|strong|safe|patient|motivated|in the moment|true to yourself|awesome"
     r"|tuned|healthy|warm|hydrated|inspired|hopeful)"
     r"|long time no (?:talk|see|chat)|make it happen|do this|take it easy"
+    r"|(?:try|do) (?:my|our) (?:very )?best|give it (?:my|our) (?:all|best(?: shot)?)"
     r"|(?:we|i)\s+(?:can|will|'ll)\s+(?:do (?:it|this)|get through (?:this|it)|work it out"
     r"|make it)|i'm gonna make it|we got this|(?:i'm\s+)?(?:keeping\s+)?(?:my\s+)?fingers crossed"
     r"|(?:(?:we|i|you)(?:'ll|\s+will|\s+can)?\s+)?(?:always\s+)?be there for (?:you|each other"

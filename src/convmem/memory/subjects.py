@@ -293,11 +293,12 @@ def _retract_pattern() -> re.Pattern[str]:
 
 
 #: What before "forget …" / "never mind" / "ignore …" makes it a statement, not an
-#: instruction: "I'll never forget the day", "don't forget to rest", "easy to forget that".
+#: instruction: "I'll never forget the day", "don't forget to rest", "easy to forget that",
+#: "it helps us forget the daily craziness".
 _NOT_TOLD = re.compile(
     r"(?:\b(?:i|you|we|they|he|she|it|never|not|ever|always|to|will|would|can|could|might"
     r"|may|cannot|gonna|wanna|don't|dont|didn't|won't|can't|i'll|we'll|you'll|i'd|i'm|help"
-    r"|helps|helped|makes?|made)|n't)[\s,]*$",
+    r"|helps|helped|makes?|made|us|me|them|him|her)|n't)[\s,]*$",
     _I,
 )
 #: "forget to rest": forgetting as a deed, not a withdrawal.
