@@ -229,7 +229,8 @@ def test_evidence_reads_in_the_order_it_was_said_under_one_heading_a_day(tmp_pat
     rt = runtime(tmp_path, assembly__locale="en", retrieval__standing_limit=0)
     said = [
         ("2026-03-02T09:00:00Z", "The staging database lives on host kestrel."),
-        ("2026-03-02T09:05:00Z", "We rotate the kestrel credentials every Monday."),
+        # (narration: a lasting routine here would be an item whose line says it all)
+        ("2026-03-02T09:05:00Z", "I looked at the kestrel credentials this morning."),
         ("2026-03-02T09:06:00Z", "Lunch was fine."),
         ("2026-03-05T14:00:00Z", "kestrel was rebooted after the kernel update."),
         ("2026-03-05T14:01:00Z", "The kestrel disk is at 81 percent, kestrel needs cleanup."),

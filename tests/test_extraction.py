@@ -129,6 +129,8 @@ def test_limits_beside_the_asking_clause_are_requirements() -> None:
     assert "constraint" not in {k for k, c in _kinds("国庆要出去玩6天，你有什么建议？")}
     # said with 吧, the limit is still what the request asks for, and "recommend one"
     # is the request itself, no choice made
+    wants = _kinds("我想找一个票价在20-50元之间的评分4.5分以上的景点游玩，帮我推荐下。")
+    assert ("constraint", "评分4.5分以上") in wants, wants
     found = _kinds("你帮我找一个门票在100到150元之间，可以游玩3到5小时的景点吧。给推荐一家吧。")
     assert ("constraint", "可以游玩3到5小时") in found, found
     assert "decision" not in {k for k, c in found}, found
@@ -669,6 +671,13 @@ def test_a_value_set_anew_for_a_named_setting_replaces_the_old_one(tmp_path: Pat
     assert status["max-model-len 先给 16384"] == "superseded", status
     assert status["月薪税后1万8"] == "superseded", status
     assert status["接口这边 p99 要压到500毫秒以下"] == "active", status
+
+
+def test_a_value_put_right_is_not_a_value_per_month_beside_it(tmp_path: Path) -> None:
+    """ "那定投的改成500吧" puts right the 1000 put into the fund, not the 4000 saved a month."""
+    status = _statuses(tmp_path, ["我每个月存4000 其中1000定投指数基金", "那定投的改成500吧"])
+    assert status["我每个月存4000"] == "active", status
+    assert status["其中1000定投指数基金"] == "superseded", status
 
 
 def test_a_remark_on_a_slip_makes_the_clause_before_it_a_correction(tmp_path: Path) -> None:

@@ -411,8 +411,11 @@ def candidates(
             or "act:zh_question" in act.features
         )
         spans = []
-        # (said as a choice, "可以游玩3到5小时的景点吧" is still what the request asks for)
-        told = kind in (None, "fact", "decision")
+        # (said as a choice or a want, "可以游玩3到5小时的景点吧", "我想找一个评分4.5分以上的景点",
+        # it is still what the request asks for; "评分最好在4.5分以上" stays a liking)
+        told = kind in (None, "fact", "decision") or (
+            kind == "preference" and "act:prefer" not in act.features
+        )
         if from_user and act.numbers and (asks or (asking and told)):
             # beside the asking clause, only a limit of a thing such requests name
             # ("价格在600-700元之间"): "my company reimburses up to $5,250" stays a fact

@@ -214,6 +214,8 @@ def _latest_value(
             i
             for i in pool
             if units & _units(i.numbers)
+            # "定投的改成500" puts right the amount put in, not a monthly one beside it
+            and _rate(cand.numbers) == _rate(i.numbers)
             and (
                 not change_only
                 or not (cand.topic and i.topic and _overlap(cand.topic, i.topic) == 0)
