@@ -49,6 +49,7 @@ def test_named_choices(text: str, names: tuple[str, ...]) -> None:
         ("Sometimes I get buried in coursework and forget to eat lunch", None),
         ("Painting really helps forget about the week for a bit", None),
         ("Guess it helps us forget the daily craziness and find inner peace", None),
+        ("let us forget the parking budget", "parking budget"),
         ("I'm not gonna forget a single minute of that concert", None),
         ("It doesn't matter if they never wear it, the gift is the thought", None),
     ],

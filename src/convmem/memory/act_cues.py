@@ -392,7 +392,7 @@ ZH_QUESTION = re.compile(
 ZH_ENDS_ASKING = re.compile(
     rf"吗[?？。!！~～\s]*$|{_ZH_A_NOT_A}"
     # "缓存用redis还是用memcached呢": which of the two, asked
-    r"|还是[^，,。]{1,20}呢[?？。!！~～\s]*$"
+    r"|(?<![我们也就都是])还是[^，,。]{1,20}呢[?？。!！~～\s]*$"
 )
 ZH_REQUEST = re.compile(
     r"^(?:请|麻烦|劳驾)?(?:你|您)?(?:帮我|帮忙|给我|替我|请你|请帮|帮|能否|能不能|可以帮|可不可以|你能|你可以"
@@ -627,7 +627,15 @@ OTHERS_SAID = re.compile(
 #: A search asked of the assistant, said with 吧: "给推荐一家吧", "请给我推荐一家餐馆用餐吧",
 #: "帮我找个安静点的吧" (asking, not choosing; "那就订这家吧" chooses).
 ZH_SEARCH_ASKED = re.compile(
-    r"^[^，,。]{0,8}?(?:推荐|介绍|找)(?:一下|一?[家个间处款种])?[^，,。]{0,12}吧[。！!~～\s]*$"
+    r"^(?![^，,。]*[就这那])[^，,。]{0,8}?(?:推荐|介绍|找)(?:一下|一?[家个间处款种])"
+    r"[^，,。]{0,12}吧[。！!~～\s]*$"
+)
+#: Another person's share of a cost told with its amount ("she can put up to $300 toward
+#: the movers", 她说房租她可以出两千), not "he said we must put in the request by Friday".
+SHARE_OF_COST = re.compile(
+    r"\btowards?\b|\bchip(?:ping)? in\b|\bpitch(?:ing)? in\b|\bcontribut\w*"
+    r"|(?:可以|能|愿意|会|帮)出(?:[\d一二两三四五六七八九十百千万]|钱|一部分)|承担|赞助|补贴",
+    _I,
 )
 #: Another person's own share of a cost: "chip in $5k", "she can put up to $300 toward
 #: the movers", "她可以出两千" (their part, not a limit on the person's spending).
@@ -642,8 +650,9 @@ PASSIVE_STEP = re.compile(
     r"^(?:(?:the|our|all|new|registered|each|every)\s+)?(?!(?:i|we|i'm|we're|it|it's)\b)"
     r"[a-z][\w.-]*(?:\s+[a-z][\w.-]*)?\s+(?:is|are|gets?)\s+"
     r"(?:(?:then|now|always|also|automatically|first)\s+)?"
-    r"(?!(?:decided|settled|agreed|booked|chosen|confirmed|fixed|set|done|then|when|even"
-    r"|often|open|seven|eleven|ten)\b)[a-z]{2,}(?:ed|en)\b",
+    r"(?!(?:decided|settled|agreed|booked|reserved|registered|paid|ordered|signed|purchased"
+    r"|bought|scheduled|approved|chosen|confirmed|fixed|set|done|then|when|even|often|open"
+    r"|seven|eleven|ten)\b)[a-z]{2,}(?:ed|en)\b(?![^.!?]*\b(?:we|i)\b)",
     _I,
 )
 #: A moment asked for: "1 sec", "one sec", "gimme a minute".
@@ -655,7 +664,8 @@ WAIT_A_MOMENT = re.compile(
 #: The choice left to the assistant: "use your judgment", "your call", "up to you".
 DELEGATES = re.compile(
     r"^(?:(?:ok|okay|just|so|then|eh|idk)[\s,]+)*(?:use your (?:own |best )?(?:judg(?:e)?ment"
-    r"|discretion)|(?:it's |that's )?(?:your call|up to you)|whatever you (?:think|prefer|like))\b",
+    r"|discretion)|(?:it's |that's )?(?:your call|up to you)|whatever you (?:think|prefer|like))"
+    r"[\s.!…]*$",
     _I,
 )
 #: More of something asked for now: "we need more replicas for the scale-up", "we need a
@@ -663,7 +673,9 @@ DELEGATES = re.compile(
 #: bedrooms").
 WE_NEED_MORE = re.compile(
     r"^(?:(?:so|and|also|ok|okay|but|plus)[\s,]+)*(?:we|i)\s+(?:(?:really|still|also|definitely"
-    r"|probably|will)\s+)?need\s+(?:more|some more|a few more|a better|better|another|extra)\b",
+    r"|probably|will)\s+)?need\s+(?:more|some more|a few more|a better|better|another|extra)"
+    r"\s+[\w-]+(?:\s+[\w-]+)?\s+for\s+(?:the|this|that|our|my)\b(?![^.!?]*\b(?:always|every"
+    r"|from now on)\b)",
     _I,
 )
 #: "needs" in a relative clause: "anyone who needs it", "whoever needs them" (no
@@ -671,6 +683,8 @@ WE_NEED_MORE = re.compile(
 NEEDS_NOTHING_NAMED = re.compile(r"\b(?:who|whoever|anyone|everyone)\s+needs\b", _I)
 #: A limit given as the value it was: "the budget was 3000" (not "the budget was raised to
 #: $5000", "the requirement was that all APIs be versioned").
+#: How it was, told: "it used to crash at 24", "we used to be on 3.9".
+USED_TO = re.compile(r"^(?:(?:and|but|so)\s+)?(?:it|this|that|they|we|i|he|she)\s+used to\b", _I)
 PAST_VALUE = re.compile(
     r"\b(?:was|were|used to be)\s+(?:(?:around|about|like|only|just)\s+)?[\d$€£¥]|原来(?:是)?\d",
     _I,

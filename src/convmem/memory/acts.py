@@ -304,7 +304,11 @@ def _sets_a_value(text: str, values: list[Value]) -> bool:
     told = "了" in text[landed[0].end : landed[0].end + 3] or "刚" in text[: m.start()]
     if told or "已经" in text[: m.start()]:
         return False
-    return bool(vocab.ZH_SETS_SAID.search(text) or vocab.ZH_SETTING_NAME.search(text, 0, m.start()))
+    return bool(
+        m.group().startswith("设")  # 设成, 设为: "set to" says it is an instruction
+        or vocab.ZH_SETS_SAID.search(text)
+        or vocab.ZH_SETTING_NAME.search(text, 0, m.start())
+    )
 
 
 #: The rule of a clause of small talk (see :mod:`convmem.memory.small_talk`).
@@ -324,10 +328,9 @@ def guide_rule(
         return None, SMALL_TALK  # (also when the model kept nothing: no rule below may)
     if kind is not None and (vocab.DELEGATES.match(text) or vocab.WAIT_A_MOMENT.match(text)):
         return None, "the choice left to the assistant, or a moment asked for"
-    if (
-        kind == "constraint"
-        and vocab.PAST_VALUE.search(text)
-        and ("act:requirement_noun" in names or len(values) == 1)
+    if kind == "constraint" and (
+        vocab.USED_TO.match(text)
+        or (vocab.PAST_VALUE.search(text) and ("act:requirement_noun" in names or len(values) == 1))
     ):
         return None, "a limit said as what it was (the budget was 3000, it used to be 20)"
     if kind == "decision" and not values and vocab.ZH_SEARCH_ASKED.match(text):
@@ -336,7 +339,12 @@ def guide_rule(
         return "fact", "how something is done, in the passive (logs are rotated and signed)"
     if kind == "constraint" and not values and vocab.WE_NEED_MORE.match(text):
         return None, "more of something, asked for now"
-    if kind == "constraint" and vocab.OTHERS_SAID.match(text) and vocab.CONTRIBUTES.search(text):
+    if (
+        kind == "constraint"
+        and any(v.type == "money" for v in values)
+        and vocab.OTHERS_SAID.match(text)
+        and vocab.SHARE_OF_COST.search(text)
+    ):
         return "fact", "another person's share of a cost"
     if kind is not None and vocab.TOO_MUCH.match(text):
         return None, "a verdict on a value (100 is too strict)"

@@ -161,8 +161,8 @@ ZH_SMALL_TALK = re.compile(
 #: A tip: "Barcelona is a must-visit city!", "the ramen there is a must-try" (not "search
 #: is a must-have for launch", a requirement).
 TIP = re.compile(
-    r"\b(?:is|are|'s)\s+(?:an?\s+)?(?:absolute\s+|total\s+|real\s+)?must-(?:visit|see|try|read"
-    r"|watch|do|eat|hear|listen|go)\b" + _MORE_THAN_A_VERDICT,
+    r"\b(?:is|are|'s)\s+(?:an?\s+)?(?:absolute\s+|total\s+|real\s+)?must-(?:visit|see|try|eat"
+    r"|go)\b" + _MORE_THAN_A_VERDICT,
     _I,
 )
 

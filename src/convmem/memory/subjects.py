@@ -223,19 +223,23 @@ _CHANGE = re.compile(
     r"(?: (?:the |our |my )?[\w-]+(?: [\w-]+)?)?(?: back| up| out)? to\b"
     # a limit that now reaches further: "the budget goes to 2,900", "can go up to $3k"
     r"|\b(?:goes|can go)(?: up)? to (?=[$€£¥]?\d)"
-    # a value set anew: "make the cap 250k", "make max 12" ("make it 12" corrects)
-    r"|\bmake (?:the |our |my )?(?!it\b|that\b|sure\b)[\w-]+(?: [\w-]+)? (?=[$€£¥]?\d)"
+    # a value set anew: "make the cap 250k", "make max 12" ("make it 12" corrects); said
+    # as an instruction, not asked ("should we make the cap 250k?", "make max 12?")
+    r"|^(?:(?:ok|okay|so|then|and|also|just|pls|please)[\s,.]+)*make (?:the |our |my )?"
+    r"(?!it\b|that\b|sure\b)[\w-]+(?: [\w-]+)? (?=[$€£¥]?\d)(?![^?？]*[?？])"
     r"|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到|挪到|推到|推迟到|延到|延后到|延长到|提前到"
     r"|调到|调整到|涨到|降到|改到"
     # a choice or a value gone back to ("日志级别还是用info吧", "lint 超时还是3分钟吧")
-    r"|(?<!用)(?<!选)还是(?:用|选|改回|换回|回到|\s*[\d两])(?![^，,。]*(?:还是|吗|呢|？|\?))"
+    r"|(?<!用)(?<!选)还是(?:用|选|改回|换回|回到|\s*[\d两](?![^，,。]*(?:那家|那个|的那)))"
+    r"(?![^，,。]*(?:还是|吗|呢|？|\?))"
     # the number settled on at last: "确定是35个人", "最后定了26桌"
-    r"|(?:确定|最后|最终)(?:是|定了|定的)\s*[\d两一二三四五六七八九十]"
+    r"|(?:确定|最后|最终)(?:是|定了|定的)\s*[\d两一二三四五六七八九十](?![^，,。]*[吗?？])"
     # "现在8张了", "训练集现在9500条": the value something has now
     # (not the time it is now: "现在6点了，出发吧")
-    # "现在税后2万1": with what has the value between them; "现在是5个人" (beside a
-    # limit in the same message, "现在是3秒多" is how far off it things are now)
-    r"|(?<!比)现在[^\s，,。\d点:：]{0,6}?\s*[\d两](?![\d.]*\s*[点:：])"
+    # "现在是5个人" too (beside a limit in the same message, "现在是3秒多" is how far
+    # off things are now); not "现在内存占用3.5G" (a reading of what has a limit) nor
+    # "老婆现在月薪1万5" (another person's)
+    r"|现在(?:已经|有|只有|才|是)?\s*[\d两](?![\d.]*\s*[点:：])"
     r"|现在(?![^，,。\s]*[点:：])[^，,。\s]{1,8}了$",
     _I,
 )
@@ -298,7 +302,8 @@ def _retract_pattern() -> re.Pattern[str]:
 _NOT_TOLD = re.compile(
     r"(?:\b(?:i|you|we|they|he|she|it|never|not|ever|always|to|will|would|can|could|might"
     r"|may|cannot|gonna|wanna|don't|dont|didn't|won't|can't|i'll|we'll|you'll|i'd|i'm|help"
-    r"|helps|helped|makes?|made|us|me|them|him|her)|n't)[\s,]*$",
+    r"|helps|helped|makes?|made|(?:helps?|helped|makes?|made)\s+(?:us|me|them|him|her))|n't)"
+    r"[\s,]*$",
     _I,
 )
 #: "forget to rest": forgetting as a deed, not a withdrawal.
