@@ -630,17 +630,11 @@ ZH_SEARCH_ASKED = re.compile(
     r"^(?![^，,。]*[就这那])[^，,。]{0,8}?(?:推荐|介绍|找)(?:一下|一?[家个间处款种])"
     r"[^，,。]{0,12}吧[。！!~～\s]*$"
 )
-#: Another person's share of a cost told with its amount ("she can put up to $300 toward
-#: the movers", 她说房租她可以出两千), not "he said we must put in the request by Friday".
+#: Another person's share of a cost ("she can put up to $300 toward the movers",
+#: "chip in $5k", 她说房租她可以出两千); not "put in" alone ("he said we must put in the
+#: request by Friday"), which :mod:`convmem.memory.links` adds where money is said.
 SHARE_OF_COST = re.compile(
     r"\btowards?\b|\bchip(?:ping)? in\b|\bpitch(?:ing)? in\b|\bcontribut\w*"
-    r"|(?:可以|能|愿意|会|帮)出(?:[\d一二两三四五六七八九十百千万]|钱|一部分)|承担|赞助|补贴",
-    _I,
-)
-#: Another person's own share of a cost: "chip in $5k", "she can put up to $300 toward
-#: the movers", "她可以出两千" (their part, not a limit on the person's spending).
-CONTRIBUTES = re.compile(
-    r"\b(?:towards?|chip(?:ping)? in|pitch(?:ing)? in|contribut\w*|put (?:up|in))\b"
     r"|(?:可以|能|愿意|会|帮)出(?:[\d一二两三四五六七八九十百千万]|钱|一部分)|承担|赞助|补贴",
     _I,
 )

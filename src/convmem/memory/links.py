@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from convmem.core.dates import WEEKDAYS
 from convmem.memory import subjects
-from convmem.memory.act_cues import CONTRIBUTES, SETTLED_CHOICE
+from convmem.memory.act_cues import SETTLED_CHOICE, SHARE_OF_COST
 from convmem.memory.candidates import Candidate
 from convmem.memory.models import MemoryItem, Scope
 
@@ -324,6 +324,8 @@ _SWITCH_TO = re.compile(
     r"(?P<en>[A-Za-z][\w.+-]*)|(?:换成|改用|换回|改回)\s*(?P<zh>[A-Za-z][\w.+-]*)",
     re.I,
 )
+#: Money put up by another person: a share of the cost ("put in $200", "put up to $300").
+_PUTS_IN = re.compile(r"\bput (?:up|in)\b", re.I)
 _PER = re.compile(r"^(?:per|a|an|each|every)\s+\w+|^/|^每", re.I)
 
 
@@ -493,7 +495,8 @@ def relate(
         # can put up to $300 toward the movers", "她说房租她可以出两千"), and a rate is no
         # total (€180 a night against the trip's €1,800)
         top = heard[0][2]
-        if CONTRIBUTES.search(cand.content) or _rate(cand.numbers) != _rate(top.numbers):
+        contributes = SHARE_OF_COST.search(cand.content) or _PUTS_IN.search(cand.content)
+        if contributes or _rate(cand.numbers) != _rate(top.numbers):
             return None
         return Link("disputes", top, "another person's claim about the same subject")
     if reading.correction:
