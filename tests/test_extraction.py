@@ -60,6 +60,10 @@ def _kinds(text: str, from_user: bool = True) -> list[tuple[str | None, str]]:
         ("就找这家吧", "decision"),
         ("我们还是决定去杭州呢", "decision"),
         ("我还是喜欢安静一点的呢", "preference"),
+        # what a thing needs or requires, however the model scores it (the demo's own)
+        ("The container needs a HEALTHCHECK, so compose agrees on liveness.", "constraint"),
+        ("Now implement POST /orders with validation: customer_id is required", "constraint"),
+        ("my car needs new tires", "fact"),
     ],
 )
 def test_clear_statements_are_kept(message: str, want: str) -> None:

@@ -320,7 +320,7 @@ MUST_BE = re.compile(
     # a thing named, not "it's a must-have in my life"
     r"(?<!\bit)(?<!\bit )(?<!\bthis)(?<!\bthis )(?<!\bthat)(?<!\bthat )"
     r"\b(?:is|are|'s|'re)\s+(?:(?:a|an|the)\s+)?(?:(?:absolute|total|hard|real|big)\s+)?"
-    r"(?:must(?:[- ]have)?|deal[- ]?breaker|non[- ]?negotiable|mandatory)\b"
+    r"(?:must(?:[- ]have)?|deal[- ]?breaker|non[- ]?negotiable|mandatory|required)\b"
     # not a tip or a cheer ("Barcelona is a must-visit city!", "a must learn for…")
     r"(?!-\w|\s+(?:read|see|visit|try|learn|watch|do|buy|listen|eat)\b)(?!.*[!?]\s*$)",
     _I,

@@ -409,6 +409,15 @@ def guide_rule(
             return "constraint", "a must (is a must, a dealbreaker, non-negotiable)"
         if values and vocab.WE_NEED.match(text):
             return "constraint", "a requirement: what we need"
+    if (
+        kind == "fact"
+        and "act:needs" in names
+        and not asks
+        and "act:narration" not in names
+        and not text.lower().startswith(("i ", "we ", "my "))
+        and not vocab.NEEDS_NOTHING_NAMED.search(text)
+    ):
+        return "constraint", "a requirement: it needs"
     if kind != "constraint" and not asks and _sets_a_value(text, values):
         return "constraint", SETS_A_VALUE
     if kind is None and not asks and "act:narration" not in names:
