@@ -64,6 +64,7 @@ def _kinds(text: str, from_user: bool = True) -> list[tuple[str | None, str]]:
         ("The container needs a HEALTHCHECK, so compose agrees on liveness.", "constraint"),
         ("Now implement POST /orders with validation: customer_id is required", "constraint"),
         ("my car needs new tires", "fact"),
+        ("I'll buy it anyway", "decision"),
     ],
 )
 def test_clear_statements_are_kept(message: str, want: str) -> None:
@@ -103,6 +104,7 @@ def test_clear_statements_are_kept(message: str, want: str) -> None:
         # what a value used to be
         "it used to be like 20.",
         "I'll try my best!",
+        "Check how the Acme payments SDK handles it, we'll call it later anyway.",
     ],
 )
 def test_questions_requests_and_feedback_are_not_memory(message: str) -> None:

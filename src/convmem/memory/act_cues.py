@@ -677,6 +677,13 @@ WE_NEED_MORE = re.compile(
 NEEDS_NOTHING_NAMED = re.compile(r"\b(?:who|whoever|anyone|everyone)\s+needs\b", _I)
 #: A limit given as the value it was: "the budget was 3000" (not "the budget was raised to
 #: $5000", "the requirement was that all APIs be versioned").
+#: A reason hung off a request, about what it names: "check how the SDK handles it, we'll
+#: call it later anyway" (not "we'll use Postgres anyway" nor "I'll buy it anyway").
+ANYWAY = re.compile(
+    r"^(?:(?:and|so|but)\s+)?(?:we|i)(?:'ll|\s+will|'re going to|\s+are going to)\s+\w+\s+"
+    r"(?:it|them|that|this|those|these)\s+(?:[\w-]+\s+)?(?:later|soon|eventually)\s+anyway[.!]*$",
+    _I,
+)
 #: How it was, told: "it used to crash at 24", "we used to be on 3.9".
 USED_TO = re.compile(r"^(?:(?:and|but|so)\s+)?(?:it|this|that|they|we|i|he|she)\s+used to\b", _I)
 PAST_VALUE = re.compile(

@@ -333,6 +333,8 @@ def guide_rule(
         or (vocab.PAST_VALUE.search(text) and ("act:requirement_noun" in names or len(values) == 1))
     ):
         return None, "a limit said as what it was (the budget was 3000, it used to be 20)"
+    if kind == "decision" and vocab.ANYWAY.match(text):
+        return None, "a reason said in passing (we'll call it later anyway)"
     if kind == "decision" and not values and vocab.ZH_SEARCH_ASKED.match(text):
         return None, "a search asked of the assistant (给推荐一家吧)"
     if kind == "decision" and vocab.PASSIVE_STEP.match(text):
