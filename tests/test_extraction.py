@@ -529,11 +529,13 @@ def test_friendly_chat_corrects_withdraws_and_disputes_nothing(tmp_path: Path) -
     ), status
 
 
-def _statuses(tmp_path: Path, said: list[str]) -> dict[str, str]:
-    """The person says each text in turn; the status of every item (active or superseded)."""
+def _statuses(
+    tmp_path: Path, said: list[str], statuses: tuple[str, ...] = ("active", "superseded")
+) -> dict[str, str]:
+    """The person says each text in turn; the status of every item of those statuses."""
     rt = runtime(tmp_path)
     rt.on_events([Event("s", n, "user/message", text) for n, text in enumerate(said, 1)])
-    return {i.content: i.status for i in rt.store.items("s", ("active", "superseded"))}
+    return {i.content: i.status for i in rt.store.items("s", statuses)}
 
 
 def test_counts_of_different_things_do_not_correct_each_other(tmp_path: Path) -> None:
@@ -705,12 +707,7 @@ def test_a_value_set_anew_for_a_named_setting_replaces_the_old_one(tmp_path: Pat
 def test_what_looks_like_a_change_but_is_not(
     tmp_path: Path, earlier: str, later: str, stays: str
 ) -> None:
-    rt = runtime(tmp_path)
-    rt.on_events(
-        [Event("s", n, "user/message", text) for n, text in enumerate([earlier, later], 1)]
-    )
-    statuses = ("active", "superseded", "disputed")
-    status = {i.content: i.status for i in rt.store.items("s", statuses)}
+    status = _statuses(tmp_path, [earlier, later], ("active", "superseded", "disputed"))
     assert status[stays] != "superseded", status  # (a reading may dispute a limit)
 
 
