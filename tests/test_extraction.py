@@ -605,6 +605,13 @@ def test_a_bare_count_of_what_a_value_counts_changes_it(tmp_path: Path) -> None:
     assert status["pool_size is 5"] == "active", status
 
 
+def test_a_count_in_ge_of_what_an_item_counts_changes_it(tmp_path: Path) -> None:
+    """ "checkpoint改成最多留5个": 5个 counts the checkpoints that "3个checkpoint" counted."""
+    said = ["最多留3个checkpoint 每500步存一次", "checkpoint改成最多留5个"]
+    status = _statuses(tmp_path, said)
+    assert status["最多留3个checkpoint"] == "superseded", status
+
+
 def test_a_limit_that_goes_further_changes_it(tmp_path: Path) -> None:
     """ "the rent can go to 2,900 max": a bare value for the subject of "$2,600" moves
     that limit; what a temperature went to, or what a price could go to, moves none."""

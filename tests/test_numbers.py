@@ -24,8 +24,8 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     (
         "numpy>=1.26,<2.0",
         [
-            ("1.26", "number", 1.26, None, None, "lower"),
-            ("2.0", "number", 2.0, None, None, "upper"),
+            ("1.26", "version", "1.26", None, None, "lower"),
+            ("2.0", "version", "2.0", None, None, "upper"),
         ],
     ),
     ("买了2个多肉", [("2个多肉", "quantity", 2, None, "多肉", None)]),  # succulents, not "more"
@@ -257,10 +257,63 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
         "python 用3.10还是3.11",
         [
             ("3.10", "version", "3.10", None, None, None),
-            ("3.11", "number", 3.11, None, None, None),
+            ("3.11", "version", "3.11", None, None, None),
+        ],
+    ),
+    # a product's version after a verb, an alternative, a range or glued to its name
+    ("grafana is 10.4", [("10.4", "version", "10.4", None, None, None)]),
+    ("min supported python is 3.10 now", [("3.10", "version", "3.10", None, None, None)]),
+    ("我们airflow是2.7的", [("2.7", "version", "2.7", None, None, None)]),
+    ("MSRV is 1.74", [("1.74", "version", "1.74", None, None, None)]),
+    ("pin the provider to ~> 5.30", [("5.30", "version", "5.30", None, None, None)]),
+    (
+        "upgrading postgres 13 to 16",
+        [("13", "version", "13", None, None, None), ("16", "version", "16", None, None, None)],
+    ),
+    (
+        "node 18 and 2 workers",
+        [
+            ("18", "version", "18", None, None, None),
+            ("2 workers", "quantity", 2, None, "worker", None),
+        ],
+    ),
+    (
+        "老项目 vue2 + webpack4",
+        [("2", "version", "2", None, None, None), ("4", "version", "4", None, None, None)],
+    ),
+    ("iOS 17+ only", [("17", "version", "17", None, None, "lower")]),
+    ("node1 and node2 are the hosts", []),
+    ("the ratio is 1.5", [("1.5", "number", 1.5, None, None, None)]),
+    (
+        "Python 3.12 with a max of 200 ms",
+        [
+            ("3.12", "version", "3.12", None, None, None),
+            ("200 ms", "duration", 200, None, "ms", "upper"),
         ],
     ),
     ("python 3天", [("3天", "duration", 3, None, "day", None)]),
+    # a person's age is a number of years; a hyphenated unit describes a thing
+    ("I'm 34", [("34", "duration", 34, None, "year", None)]),
+    ("since I was 5, contemporary mostly", [("5", "duration", 5, None, "year", None)]),
+    ("I'm 5 minutes away", [("5 minutes", "duration", 5, None, "min", None)]),
+    ("He's a 10-week-old beagle", [("10-week", "duration", 10, None, "week", None)]),
+    ("a 6-person tent", [("6-person", "quantity", 6, None, "person", None)]),
+    ("COVID-19 rules", []),
+    # Chinese: big places, a digit after 万 before what comes in thousands, halves,
+    # more than a count, a count of something named in English, a size in M
+    ("每天大概3千万行", [("3千万行", "quantity", 30_000_000, None, "line", None)]),
+    ("数据刚数了是3万2条", [("3万2条", "quantity", 32000, None, "条", None)]),
+    (
+        "预算1万5天",
+        [("1万", "number", 10000, None, None, None), ("5天", "duration", 5, None, "day", None)],
+    ),
+    ("三四百万条", [("三四百万条", "quantity", 3_000_000, 4_000_000, "条", None)]),
+    ("健身半年了", [("半年", "duration", 0.5, None, "year", None)]),
+    ("等了半个月", [("半个月", "duration", 0.5, None, "month", None)]),
+    ("舞蹈队有20多个人", [("20多个人", "quantity", 20, None, "人", "lower")]),
+    ("最多留3个checkpoint", [("3个checkpoint", "quantity", 3, None, "checkpoint", "upper")]),
+    ("镜像最好能压到300M以内", [("300M", "quantity", 300, None, "MB", "upper")]),
+    ("历史对话最多留10轮", [("10轮", "quantity", 10, None, "轮", "upper")]),
     # a day of the month by its ordinal, the end of a year
     ("all bridesmaids there by the 20th", [("20th", "date", "---20", None, None, "upper")]),
     ("on the 20th floor", []),

@@ -186,6 +186,13 @@ def test_chinese_run_ons_and_commas() -> None:
     [
         # a space between Chinese and a number or a Latin word ends what is said in full
         ("那就西安吧 10月2号出发 5号回", ["那就西安吧", "10月2号出发", "5号回"]),
+        # a version said as what a thing uses ends what is said; a count before a list
+        # of what it counts does not
+        (
+            "python 只能用 3.8 客户服务器上的系统 python 不让动",
+            ["python 只能用 3.8", "客户服务器上的系统 python 不让动"],
+        ),
+        ("流水线就三步 lint test build", ["流水线就三步 lint test build"]),
         (
             "每天凌晨两点把订单表同步到clickhouse 一次批量5000条",
             ["每天凌晨两点把订单表同步到clickhouse", "一次批量5000条"],

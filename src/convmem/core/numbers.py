@@ -54,7 +54,7 @@ __all__ = ["Value", "find_numbers", "parse_chinese_number"]
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _MULT = (
     r"(?:[kK](?![a-zA-Z])|[mM](?=\b)(?!\s*(?:s\b|in\b|inute|eter|etre))"
-    r"|million|mn|bn|billion|万|千(?!卡)|亿|w(?![a-zA-Z]))"
+    r"|million|mn|bn|billion|千万|百万|万|千(?!卡)|亿|w(?![a-zA-Z]))"
 )
 
 _VERSION_PREFIX = re.compile(r"(?<![\w.])[vV](\d+(?:\.\d+)+|\d+)(?![\w.]*\d)")
@@ -76,15 +76,35 @@ _PRODUCTS = frozenset(
     """.split()
 )
 _PRODUCT_BEFORE = re.compile(
-    r"([A-Za-z][\w.#+-]*)\s*(?:版本|version|ver\.?|v)?\s*(?:用|是|换成|改成|升到|升级到|降到)?\s*$",
+    r"([A-Za-z][A-Za-z0-9_.#+-]*)\s*(?:版本|version|ver\.?|v)?\s*"
+    r"(?:(?:is|was|are|stays|=|==|>=|:)\s*"
+    r"|(?:现在|目前|本地|线上|已经|刚|只能|还是|也|都|一直|统一|就)*"
+    r"(?:用|是|换成|改成|升到|升级到|降到|装的|装了|到)\s*)?$",
     re.I,
+)
+#: A second version after the first, as a range or a choice: "postgres 13 to 16",
+#: "python 3.9-3.13", "用3.10还是3.11".
+_VERSION_NEXT = re.compile(
+    r"\s*(?:-|–|~|to|through|or|and|/|、|还是|或者?|和|到|至|,\s*<=?)\s*(\d+(?:\.\d+)*)(?![\w.%])",
+    re.I,
+)
+#: A version written against its name: "vue2", "webpack4", "jdk17" (names of three
+#: letters or more that _PRODUCTS holds; "node2" is a host more often than Node 2,
+#: see _NOT_GLUED).
+_GLUED_VERSION = re.compile(r"(?<![A-Za-z0-9_.\-/])([A-Za-z]{3,})(\d+(?:\.\d+)?)(?![\w.])")
+#: Names of protocols and formats: "http2", "ipv6", "utf8" name the thing itself.
+_NOT_GLUED = frozenset(
+    {"node", "api", "sdk", "pixel", "edge", "boot", "visual", "studio", "http", "ipv", "utf"}
+    | {"html", "css", "tls", "ssl"}
 )
 #: A plain number that a name or the word before it may make a version.
 _BARE_VERSION = re.compile(
-    r"(?<![A-Za-z0-9_.$€£¥])(\d+(?:\.\d+)*)(?![A-Za-z0-9_.%]|\s?(?:%|[kK]\b))"
+    r"(?<![A-Za-z0-9_.$€£¥])(\d+(?:\.\d+)*)(?![A-Za-z0-9_%]|\.\w|\s?(?:%|[kK]\b))"
 )
 #: "镜像版本 1.5", "version: 2": a number right after the word is a version, of anything.
-_VERSION_WORD_BEFORE = re.compile(r"(?:版本号?|\bversion|\bver\.?)\s*(?:是|为|:|：|=)?\s*$", re.I)
+_VERSION_WORD_BEFORE = re.compile(
+    r"(?:版本号?|\bversion|\bver\.?|\bmsrv(?:\s+is)?|~>|==|\^)\s*(?:是|为|:|：|=)?\s*$", re.I
+)
 
 _METRE_TAIL = re.compile(
     r"(?:\d{1,2}|[零一二三四五六七八九]{1,2})(?![\d.零一二三四五六七八九十百千万个米])"
@@ -97,17 +117,31 @@ _DISCOUNT = re.compile(
 _COUNTED_AFTER = re.compile(r"\s*(?:of\b|(?!(?:this|is|was|has|as|yes|plus|less)\b)[A-Za-z]+s\b)")
 #: Words of a text where "10k" is a distance run.
 _RUNNING = re.compile(r"\b(?:run|runs|ran|running|race|races|racing|jog\w*|marathon|pace)\b", re.I)
+_JOINED_NOUN = re.compile(r"-([A-Za-z]{3,})(?![A-Za-z])")
+_COUNTER_NEXT = re.compile(r" ?(?:多 ?)?个")
+_LATIN_NOUN = re.compile(r"([A-Za-z][A-Za-z_-]{1,30})(?![A-Za-z0-9_])")
+#: An age said with the person: "I'm 34", "they're both 15", "turned 50 in January".
+_AGE = re.compile(
+    r"\b(?:(?:i'm|i am|he's|he is|she's|she is|they're|they are|i was|he was|she was)"
+    r"(?:\s+(?:like|about|only|just|both|now|almost|nearly))?|turn(?:s|ed|ing)|aged?)\s+"
+    r"(?P<n>\d{1,3})(?!\d|[.,:]\d|[%/-])"
+    r"(?!\s*(?!(?:now|in|this|next|last|and|but|so|or|today|on|when|yet)\b)[A-Za-z%$])",
+    re.I,
+)
 _CN_PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+|\d+(?:\.\d+)?)")
 _CN_NUM_RUN = re.compile(r"[零〇一二两俩三四五六七八九十百千万亿]+(?:个?半)?")
 
 #: "三四天", "五六个人", "两三百块": two numerals one apart, then their place, are a range.
 _CN_APPROX = re.compile(
-    r"(?P<tens>[二三四五六七八九]?十)?(?P<a>[一二两三四五六七八])(?P<b>[二两三四五六七八九])(?P<place>[十百千万])?"
+    r"(?P<tens>[二三四五六七八九]?十)?(?P<a>[一二两三四五六七八])(?P<b>[二两三四五六七八九])"
+    r"(?P<place>[十百千]万|[十百千万])?"
     r"(?![零〇一二两三四五六七八九十百千万亿])"
 )
 #: After 万 or 千 written with digits, the digits of the next place down: "1万5", "1万5千",
 #: "2万零500" (see ``_Finder._tail_digits``).
 _NEXT_PLACE = {"万": "千", "千": "百"}
+#: What only comes in thousands: "3万2条" is 32,000 rows ("1万5天" stays 10,000 and 5 days).
+_BULK_COUNTERS = frozenset({"条", "line", "char", "篇", "次", "份", "word", "token"})
 _TAIL_DIGITS = re.compile(r"(?P<zero>零)?(?P<digits>\d{1,4})(?P<place>[千百])?(?![\d.])")
 #: A lone numeral and a range's join right before a value: "三到五天", "两到3个".
 _LONE_LOW = re.compile(
@@ -207,6 +241,8 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     if not m:
         return None
     word = m.group().strip().lower()
+    if m.group() == "M" and _is_cjk(text[m.end() : m.end() + 1] or "a"):
+        return "MB", "quantity", m.end()  # 镜像300M以内: a size (metres are a lower-case m)
     if word == "g" and pos < len(text) and text[pos] == " ":
         return None  # "3 g…": a lone g after a space is rarely grams or gigabytes
     known = UNIT_TABLE.get(word) or UNIT_TABLE.get(m.group().strip())
@@ -232,7 +268,7 @@ def _to_float(num: str) -> float:
 
 _MULTIPLIERS = {
     "k": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9,
-    "万": 1e4, "w": 1e4, "千": 1e3, "亿": 1e8,
+    "万": 1e4, "w": 1e4, "千": 1e3, "亿": 1e8, "千万": 1e7, "百万": 1e6,
 }  # fmt: skip
 
 
@@ -313,6 +349,20 @@ class _Finder:
             ):
                 continue  # "node 20 个", "python 3 weeks": a count, not a version
             self.add(Value(m[1], "version", m[1], None, *m.span()))
+        for m in _GLUED_VERSION.finditer(t):
+            name = m[1].lower()
+            if name in _PRODUCTS and name not in _NOT_GLUED and self.free(*m.span(2)):
+                self.add(Value(m[2], "version", m[2], None, *m.span(2)))
+        for v in [v for v in self.found if v.type == "version"]:
+            nxt = _VERSION_NEXT.match(t, v.end)
+            if (
+                nxt is not None
+                and ("." in nxt[1]) == ("." in str(v.value))  # "3.12 and 2 workers" counts
+                and self.free(*nxt.span(1))
+                and _unit_at(t, nxt.end(1)) is None
+                and not _COUNTED_AFTER.match(t, nxt.end(1))
+            ):
+                self.add(Value(nxt[1], "version", nxt[1], None, *nxt.span(1)))
 
     # --- amounts -----------------------------------------------------------------------
 
@@ -326,11 +376,23 @@ class _Finder:
         for m in re.finditer(r"(?<![一二两三四五六七八九十\d个])半(?:个)?(小时|钟头)", self.text):
             if self.free(*m.span()):
                 self.add(Value(m.group(), "duration", 30.0, "min", *m.span()))
+        for m in re.finditer(
+            r"(?<![一二两三四五六七八九十\d个上下前后])半(?:个)?(天|年|月|星期)", self.text
+        ):
+            unit = UNIT_TABLE["个月" if m[1] == "月" else m[1]]
+            if self.free(*m.span()) and not (m[1] == "月" and "个" not in m.group()):
+                self.add(Value(m.group(), "duration", 0.5, unit[0], *m.span()))  # 半年, 半个月
         for m in re.finditer(r"([一二两三四五六七八九\d]+)\s?分钱", self.text):
             if self.free(*m.span()):
                 n = small_int(m[1])
                 if n is not None:
                     self.add(Value(m.group(), "money", round(n * 0.01, 2), "CNY", *m.span()))
+
+    def ages(self) -> None:
+        """ "I'm 34", "she just turned 27", "since I was 5": a person's age, in years."""
+        for m in _AGE.finditer(self.text):
+            if self.free(*m.span("n")) and 0 < int(m["n"]) <= 120:
+                self.add(Value(m["n"], "duration", float(m["n"]), "year", *m.span("n")))
 
     def words(self) -> None:
         """ "two reports": a number word before a plural noun counts it."""
@@ -398,7 +460,9 @@ class _Finder:
         if m is None:
             return value, end
         after = _unit_at(t, m.end())
-        if t[m.end() : m.end() + 1] == "个" or (after is not None and after[1] != "money"):
+        if t[m.end() : m.end() + 1] == "个" or (
+            after is not None and after[1] != "money" and after[0] not in _BULK_COUNTERS
+        ):
             return value, end
         if m["zero"]:
             if m["place"] or float(m["digits"]) >= _MULTIPLIERS[mult] / 10:
@@ -416,7 +480,10 @@ class _Finder:
         if approx and isinstance(value.value, float):
             first, second = (CN_DIGIT[approx[n]] for n in ("a", "b"))
             if second == first + 1:
-                place = {**CN_SMALL, **CN_BIG}.get(approx["place"] or "", 1)
+                places = {**CN_SMALL, **CN_BIG}
+                place = 1
+                for ch in approx["place"] or "":  # 三四百万: hundreds of ten thousands
+                    place *= places[ch]
                 tens = approx["tens"]
                 base = 0 if not tens else 10 * (CN_DIGIT[tens[0]] if len(tens) == 2 else 1)
                 bottom, top = (base + first) * place, (base + second) * place  # 十五六万
@@ -510,6 +577,13 @@ class _Finder:
                 return None  # "3x", "4th", "2fa": not an amount
             if re.match(r"[.:/]\d", t[m.end() : m.end() + 2]):
                 return None  # part of an address, a path, a ratio
+            joined = _JOINED_NOUN.match(t, m.end()) if not m["mult"] and not m["pct"] else None
+            if joined is not None and cur_sign is None and joined[1].lower() not in NOT_NOUNS:
+                # "a 10-week-old beagle", "a 6-person tent", "a 2-bedroom flat"
+                word = joined[1].lower()
+                canonical, kind = UNIT_TABLE.get(word) or (singular(word), "quantity")
+                value = _to_float(m["num"])
+                return Value(t[begin : joined.end(1)], kind, value, canonical, begin, joined.end(1))
             value = _to_float(m["num"])
             end = m.end()
             if (
@@ -570,8 +644,9 @@ class _Finder:
             unit = None
         if how == "chinese" and body == "一" and unit is not None and unit[0] in CN_ARTICLE_UNITS:
             return None  # 一家餐馆, 一间房: an article more often than a count
-        if unit is None and t[end : end + 2].lstrip(" ")[:1] == "个":
-            end = t.index("个", end)
+        counter = _COUNTER_NEXT.match(t, end) if unit is None else None
+        if counter is not None:  # 三个人, 20多个人: the measure word, then what it counts
+            end = counter.end() - 1
             unit = _unit_at(t, end + 1)
             if unit is not None and t[unit[2] : unit[2] + 1] == "均":
                 return None  # 一个人均…: "a per-person average of…"
@@ -582,6 +657,10 @@ class _Finder:
                 unit = _unit_at(t, end + 2)
                 if unit is not None and t[end + 1] == "半":
                     value += 0.5
+            latin = _LATIN_NOUN.match(t, end + 1) if unit is None else None
+            if latin is not None and latin[1].lower() not in NOT_NOUNS:
+                # 4个pod, 3个epoch: the counted noun is written in English
+                unit = (singular(latin[1].lower()), "quantity", latin.end(1))
             if unit is None:
                 # 三个人, 两个大人: the counted noun follows the measure word
                 noun = re.match(r"[\u3400-\u9fff]{1,2}", t[end + 1 : end + 3])
@@ -641,6 +720,19 @@ class _Finder:
         if how == "chinese" and not allow_bare and len(body) <= 1:
             return None
         return Value(t[begin:end].strip(), "number", value, None, begin, end)
+
+    def _version_bound(self, value: Value) -> str | None:
+        """A version's bound is only what is written against it: "3.9+", ">=3.12",
+        "<2.0", "不低于 69" (not "max" somewhere before, which bounds a number)."""
+        t = self.text
+        before = t[max(0, value.start - 8) : value.start]
+        if re.match(r"\+|\s*(?:及?以上|or (?:later|newer|above))", t[value.end :]):
+            return "lower"
+        if re.search(r"(?:(?<!~)>=?|≥|不低于|至少|at least)\s*$", before, re.I):
+            return "lower"
+        if re.search(r"(?:<=?|≤|不高于|最多|at most)\s*$", before, re.I):
+            return "upper"
+        return None
 
     def _bound(self, value: Value) -> str | None:
         t = self.text
@@ -708,7 +800,20 @@ def _names_version(before: str, number: str) -> bool:
     if product is None:
         return False
     name = product.group(1)
-    return name.lower() in _PRODUCTS or ("." in number and name[0].isupper() and not name.isupper())
+    if name.lower() in _PRODUCTS:
+        return True
+    if "." not in number:
+        return False
+    return name.lower() in known_products() or (name[0].isupper() and not name.isupper())
+
+
+@lru_cache(maxsize=1)
+def known_products() -> frozenset[str]:
+    """Software names a dotted number after is the version of ("grafana 10.4", "EKS
+    1.29"): ``data/products.txt``, from endoflife.date (see tools/products.py)."""
+    from importlib.resources import files
+
+    return frozenset(files("convmem.data").joinpath("products.txt").read_text("utf-8").split())
 
 
 def _is_cjk(ch: str) -> bool:
@@ -739,14 +844,14 @@ def _find_numbers(text: str) -> tuple[Value, ...]:
     f.versions()
     f.scientific()
     f.halves()
+    f.ages()
     f.percents()
     f.amounts()
     f.words()
     out = []
     for v in sorted(f.found, key=lambda v: v.start):
-        if v.type != "version":
-            bound = f._bound(v)
-            if bound:
-                v = Value(v.raw, v.type, v.value, v.unit, v.start, v.end, v.high, bound)
+        bound = f._bound(v) if v.type != "version" else f._version_bound(v)
+        if bound:
+            v = Value(v.raw, v.type, v.value, v.unit, v.start, v.end, v.high, bound)
         out.append(v)
     return tuple(out)

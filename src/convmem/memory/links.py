@@ -116,6 +116,15 @@ _BYTES = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
 _BYTES |= {"KiB": 2.0**10, "MiB": 2.0**20, "GiB": 2.0**30, "TiB": 2.0**40}
 
 
+def _counts_the_same(units: set[str], text: str, other_units: set[str], other: str) -> bool:
+    """Whether a count in 个 on one side counts the thing the other side's unit names."""
+    if "个" in units:
+        return any(u != "个" and u in text.casefold() for u in other_units)
+    if "个" in other_units:
+        return any(u != "个" and u in other.casefold() for u in units)
+    return False
+
+
 def _units(numbers: Sequence[dict[str, object]]) -> set[str]:
     return {"bytes" if n["unit"] in _BYTES else str(n["unit"]) for n in numbers if n.get("unit")}
 
@@ -453,6 +462,8 @@ def relate(
             or (bool(types & _types(item.numbers)) and not _apart(cand.numbers, item.numbers))
             # "drop workers to 2 per pod": a bare count of what "4 uvicorn workers" counts
             or bool(counted and counted in item_units)
+            # "checkpoint改成最多留5个" against "最多留3个checkpoint": 个 counts what it names
+            or _counts_the_same(units, cand.content, item_units, item.content)
             # "the rent can go to 2,900 max": a bare value, said as a change, for the
             # subject that held one ("the hotel is on floor 12" changes no parking limit)
             or bool(bare and overlap and item.numbers and (reading.correction or reading.change))

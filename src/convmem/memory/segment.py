@@ -358,7 +358,7 @@ _CJK_THEN_LATIN = re.compile(
     # a verb and a setting's name of two words: "开gradient checkpointing"
     r"|(?:^|[\s，,])[开关][A-Za-z][\w.+-]* [A-Za-z][\w.+-]*$"
 )
-_MEASURE = "个台张块件套只条位名家部款种次处份篇行项段页层"
+_MEASURE = "个台张块件套只条位名家部款种次处份篇行项段页层步轮"
 _COUNT = rf"[0-9零一二两三四五六七八九十百千万几]+[{_MEASURE}]"
 #: A count before the thing counted ("两台 L4"), and said as the topic ("两个 yml 我对比过").
 _MEASURE_END = re.compile(rf"{_COUNT}$")
@@ -386,12 +386,22 @@ _HEAD = re.compile(r"[^，,。！!？?；;：:]*")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
+#: A version said as what a thing is or uses ("python 只能用 3.8", "clickhouse 是 23.8").
+_VERSION_SAID = re.compile(r"(?:是|用|到|为)\s*$")
+
+
 def _values_of(text: str) -> list[Value]:
-    """The values of ``text`` that say something: no version, no day of the week."""
+    """The values of ``text`` that say something: no day of the week, no version but
+    one said as what a thing is or uses."""
     from convmem.core.dates import WEEKDAYS
     from convmem.core.numbers import find_numbers
 
-    return [v for v in find_numbers(text) if v.type != "version" and v.value not in WEEKDAYS]
+    return [
+        v
+        for v in find_numbers(text)
+        if (v.type != "version" or _VERSION_SAID.search(text, 0, v.start))
+        and v.value not in WEEKDAYS
+    ]
 
 
 def _value_owner(piece: str) -> list[int]:
