@@ -145,7 +145,7 @@ def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value
     for n in counted:
         on.add(f"num:{n.type}")
     flag("num:none", not counted)
-    flag("num:bounded", any(n.bound for n in values))
+    flag("num:bounded", any(n.bound for n in counted))  # ">=4.2" bounds a version too
     flag("num:range", any(n.high is not None for n in values))
     flag("num:many", len(values) >= 3)
     if zh:
