@@ -102,6 +102,36 @@ def _money_in_yuan(n: dict[str, Any], money: bool, latin: bool) -> dict[str, Any
     return n
 
 
+#: What a value is for or on, said right after it to the end of the clause: "$1,450 for
+#: toddlers", "100 on the primary", "5h on a single A10G", "$2,500 a month for analytics".
+_SCOPE_AFTER = re.compile(
+    r"(?:\s*(?:a|an|per|each|every|/)\s*(?:night|month|mo|day|week|year|yr|hour|hr|head|person|run)\b)?"
+    r"\s*(?P<phrase>\b(?:for|on)(?:\s+[^\s\d,.;:!?()$€£¥%][^\s,.;:!?()]*){1,6}?)"
+    r"(?=\s*(?:[,.;:!?()]|$|\s(?:and|but|so|because|if|when|until|though|which|then)\b))",
+    re.I,
+)
+#: The zone a clock time is read in: "6am UTC", "8am local", "before 9am my time".
+_ZONE_AFTER = re.compile(
+    r"\s*(?P<phrase>\b(?:UTC|GMT|CET|CEST|PST|PDT|EST|EDT|BST|JST|local(?: time)?|my time"
+    r"|your time|their time)\b)"
+)
+
+
+def _said_after(text: str, values: list[Value]) -> list[re.Match[str]]:
+    """Conditions said right after a value: its scope, and a clock time's zone."""
+    out = []
+    for v in values:
+        if v.type == "time":
+            zone = _ZONE_AFTER.match(text, v.end)
+            if zone is not None:
+                out.append(zone)
+        elif v.type in ("money", "quantity", "duration", "number", "percent"):
+            scope = _SCOPE_AFTER.match(text, v.end)
+            if scope is not None:
+                out.append(scope)
+    return out
+
+
 def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, Any]], list[str]]:
     """Numbers with the conditions that qualify them; a number inside a condition
     ("at 1k rps") belongs to that condition."""
@@ -116,6 +146,15 @@ def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, An
         if phrase and phrase not in conditions:
             conditions.append(phrase)
             spans.append(m.span())
+    for m in _said_after(text, values):
+        phrase = m["phrase"].strip()
+        start = m.start("phrase")
+        # not a phrase a known condition already holds or is held by ("on weekdays")
+        if phrase and not any(a <= start < b or start <= a < m.end() for a, b in spans):
+            conditions.append(phrase)
+            spans.append(m.span("phrase"))
+    order = sorted(range(len(spans)), key=lambda n: spans[n])  # in the order they are said
+    conditions, spans = [conditions[n] for n in order], [spans[n] for n in order]
     out = []
     # asked once per clause, not once per number (a long clause holds thousands)
     zh = bool(values) and bool(_CJK.search(text))
