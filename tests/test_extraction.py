@@ -229,6 +229,13 @@ def test_numbers_keep_unit_bound_and_conditions() -> None:
         ("we have to be done before 6am UTC", ["UTC"]),
         ("got a dealer down to $13,850 OTD", ["OTD"]),
         ("预算15万以内不含家电", ["不含家电"]),
+        # what each one gets, a pay period, a period before the one value, how long
+        ("每个 app_key 每分钟最多 60 次", ["每个 app_key", "每分钟"]),
+        ("单个 PR 改动别超过 400 行", ["单个 PR"]),
+        ("月薪税后1万8", ["月薪", "税后"]),
+        ("一年1200块", ["一年"]),
+        ("我们玩一天", []),
+        ("节点内存超过90%持续5分钟", ["持续5分钟"]),
         # when a limit holds
         ("30 min of games on school days, no more", ["on school days"]),
         ("no more than 2 hours of screen time on weeknights", ["on weeknights"]),

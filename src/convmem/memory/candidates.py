@@ -49,7 +49,8 @@ CONDITION = re.compile(
     r"|/(?:night|month|mo|day|year|yr|week|hour|hr|person|pp)\b"
     r"|[Pp]\d{2,3}|高峰期?|峰值|人均|每(?:个人|人|晚|天|日|个月|月|年|周|次|小时|秒|分钟|间|位|张|单|桌|份"
     r"|次调用|个请求|个用户)"
-    r"|周末|工作日|平时|节假日|旺季|淡季|含税|税前|税后|往返|单程|平均"
+    r"|周末|工作日|平时|节假日|旺季|淡季|含税|税前|税后|往返|单程|平均|[月年日时]薪|月租|月费"
+    r"|(?:每个|单[个张条次])\s?(?:[A-Za-z][A-Za-z0-9_-]*|[\u3400-\u9fff]{2})"
     r"|(?:不含|包括|包含)[\u3400-\u9fff]{1,6}|[\u3400-\u9fff]{1,4}另算"
     r"|在[^，。,；;]{1,12}?(?<!以)(?:下|时|中|期间|环境|上)(?=[，,\s]|$|[^\u3400-\u9fff]|[\u3400-\u9fff])",
 )
@@ -77,8 +78,12 @@ class Candidate:
 
 #: A clause that puts a new value in the place of one named just before it.
 _INSTEAD = re.compile(r"\binstead\b|换成|改用|改成")
-#: A period ("一天", "一晚") qualifies another number in the clause ("一天最多变两次").
-PERIOD = re.compile(r"(?<![\d一二两三四五六七八九十])一(?:天|日|周|个月|月|年|晚|小时|分钟)")
+#: A period ("一天", "一晚") qualifies another number in the clause ("一天最多变两次"), and so
+#: does how long a reading lasts ("超过90%持续5分钟").
+PERIOD = re.compile(
+    r"(?<![\d一二两三四五六七八九十])一(?:天|日|周|个月|月|年|晚|小时|分钟)"
+    r"|持续\s?\d+\s?(?:秒|分钟|小时|天)"
+)
 #: Chinese words that make a bare number an amount of money in yuan.
 ZH_MONEY = re.compile(
     r"预算|人均|价格|价位|房租|租金|工资|月薪|薪资|年薪|[\u3400-\u9fff]?费|花费|成本|票价|门票|报价|消费|总价|单价"
@@ -136,9 +141,13 @@ def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, An
     """Numbers with the conditions that qualify them; a number inside a condition
     ("at 1k rps") belongs to that condition."""
     found = [m for m in CONDITION.finditer(text)]
-    if len(values) >= 2:
-        found += [m for m in PERIOD.finditer(text)]
-        found.sort(key=lambda m: m.start())
+    # "一年1200块": a period before the one value qualifies it (not "一天" said alone)
+    found += [
+        m
+        for m in PERIOD.finditer(text)
+        if len(values) >= 2 or not any(v.start < m.end() and m.start() < v.end for v in values)
+    ]
+    found.sort(key=lambda m: m.start())
     conditions: list[str] = []
     spans: list[tuple[int, int]] = []
     for m in found:
