@@ -107,14 +107,6 @@ def _money_in_yuan(n: dict[str, Any], money: bool, latin: bool) -> dict[str, Any
     return n
 
 
-#: What a value is for or on, said right after it to the end of the clause: "$1,450 for
-#: toddlers", "100 on the primary", "5h on a single A10G", "$2,500 a month for analytics".
-_SCOPE_AFTER = re.compile(
-    r"(?:\s*(?:a|an|per|each|every|/)\s*(?:night|month|mo|day|week|year|yr|hour|hr|head|person|run)\b)?"
-    r"\s*(?P<phrase>\b(?:for|on)(?:\s+[^\s\d,.;:!?()$€£¥%][^\s,.;:!?()]*){1,6}?)"
-    r"(?=\s*(?:[,.;:!?()]|$|\s(?:and|but|so|because|if|when|until|though|which|then)\b))",
-    re.I,
-)
 #: The zone a clock time is read in: "6am UTC", "8am local", "before 9am my time".
 _ZONE_AFTER = re.compile(
     r"\s*(?P<phrase>\b(?:UTC|GMT|CET|CEST|PST|PDT|EST|EDT|BST|JST|local(?: time)?|my time"
@@ -123,18 +115,9 @@ _ZONE_AFTER = re.compile(
 
 
 def _said_after(text: str, values: list[Value]) -> list[re.Match[str]]:
-    """Conditions said right after a value: its scope, and a clock time's zone."""
-    out = []
-    for v in values:
-        if v.type == "time":
-            zone = _ZONE_AFTER.match(text, v.end)
-            if zone is not None:
-                out.append(zone)
-        elif v.type in ("money", "quantity", "duration", "number", "percent"):
-            scope = _SCOPE_AFTER.match(text, v.end)
-            if scope is not None:
-                out.append(scope)
-    return out
+    """Conditions said right after a value: a clock time's zone."""
+    zones = (_ZONE_AFTER.match(text, v.end) for v in values if v.type == "time")
+    return [m for m in zones if m is not None]
 
 
 def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, Any]], list[str]]:
