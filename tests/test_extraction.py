@@ -230,6 +230,7 @@ def test_numbers_keep_unit_bound_and_conditions() -> None:
         ("月薪税后1万8", ["月薪", "税后"]),
         ("一年1200块", ["一年"]),
         ("我们玩一天", []),
+        ("一年前注册的账号粉丝3000", []),
         ("节点内存超过90%持续5分钟", ["持续5分钟"]),
         # when a limit holds
         ("30 min of games on school days, no more", ["on school days"]),
@@ -246,11 +247,30 @@ def test_what_a_price_includes_is_its_condition(message: str, conditions: list[s
     assert number["conditions"] == conditions
 
 
+def test_a_zone_qualifies_only_its_clock_time() -> None:
+    (cand,) = candidates("deploy at 6am UTC with 3 replicas")
+    assert [(n["raw"], n["conditions"]) for n in cand.numbers] == [
+        ("6am", ["UTC"]),
+        ("3 replicas", []),
+    ]
+
+
+def test_a_span_of_days_replaces_nothing() -> None:
+    """ "from July 4 to July 7" starts a span: July 4 is no old value a link would drop."""
+    (span,) = candidates("we're at the lake house from July 4 to July 7")
+    assert span.reading.rejected == ()
+    (moved,) = candidates("the exam changed from May 3 to May 10")
+    assert moved.reading.rejected == ("May 3",)
+
+
 @pytest.mark.parametrize(
     ("message", "kept"),
     [
         # "was" or "from" marks the old value only beside a new one
         ("the offer was $92k base", ["$92k"]),
+        # "from ... to ..." of days or hours is a span; "moved from ... to ..." a change
+        ("we're at the lake house from July 4 to July 7", ["July 4", "July 7"]),
+        ("the meeting moved from 3pm to 5pm", ["5pm"]),
         ("the budget was 3000, now 4000", ["4000"]),
         ("我们的服务跑在 Python 3.12 上（上周刚从 3.9 升上来）", ["3.12"]),
     ],

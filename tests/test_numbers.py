@@ -284,6 +284,23 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("iOS 17+ only", [("17", "version", "17", None, None, "lower")]),
     ("node1 and node2 are the hosts", []),
     ("the ratio is 1.5", [("1.5", "number", 1.5, None, None, None)]),
+    # what a second read found: prices, scores, people, hosts, ports and counts stay numbers
+    ("Price was 19.99 all week", [("19.99", "number", 19.99, None, None, None)]),
+    ("Julia is 2.5", [("2.5", "number", 2.5, None, None, None)]),
+    ("Ruby is 4 and starts preschool", [("4", "number", 4, None, None, None)]),
+    ("kafka1, kafka2 and kafka3", []),
+    ("win32 binaries", []),
+    ("redis 就用 6379 端口", [("6379", "number", 6379, None, None, None)]),
+    ("node 现在本地是 16 的", [("16", "version", "16", None, None, None)]),
+    (
+        "postgres 16 and 4 people",
+        [
+            ("16", "version", "16", None, None, None),
+            ("4 people", "quantity", 4, None, "person", None),
+        ],
+    ),
+    ("numpy<2.0", [("2.0", "version", "2.0", None, None, "upper")]),
+    ("python3.11 装好了", [("3.11", "version", "3.11", None, None, None)]),
     (
         "Python 3.12 with a max of 200 ms",
         [
@@ -292,10 +309,27 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
         ],
     ),
     ("python 3天", [("3天", "duration", 3, None, "day", None)]),
+    # a bare day closing a span of days keeps the month it opened with
+    (
+        "dates are may 22 to 27",
+        [("may 22", "date", "05-22", None, None, None), ("27", "date", "05-27", None, None, None)],
+    ),
+    (
+        "May 5 to 10 people",
+        [
+            ("May 5", "date", "05-05", None, None, None),
+            ("10 people", "quantity", 10, None, "person", None),
+        ],
+    ),
     # a person's age is a number of years; a hyphenated unit describes a thing
     ("I'm 34", [("34", "duration", 34, None, "year", None)]),
     ("since I was 5, contemporary mostly", [("5", "duration", 5, None, "year", None)]),
     ("I'm 5 minutes away", [("5 minutes", "duration", 5, None, "min", None)]),
+    ("I'm 5 in the queue", [("5", "number", 5, None, None, None)]),
+    ("she's 5'4\"", [("5", "number", 5, None, None, None), ("4", "number", 4, None, None, None)]),
+    ("set the cookie max age 30 in prod", [("30", "number", 30, None, None, "upper")]),
+    ("turned 50 in January", [("50", "duration", 50, None, "year", None)]),
+    ("0-indexed", [("0", "number", 0, None, None, None)]),
     ("He's a 10-week-old beagle", [("10-week", "duration", 10, None, "week", None)]),
     ("a 6-person tent", [("6-person", "quantity", 6, None, "person", None)]),
     ("COVID-19 rules", []),
@@ -309,6 +343,20 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ),
     ("三四百万条", [("三四百万条", "quantity", 3_000_000, 4_000_000, "条", None)]),
     ("健身半年了", [("半年", "duration", 0.5, None, "year", None)]),
+    ("折腾了半天还是不行", []),
+    ("这个需求多半年底才能上", []),
+    ("公司半年报下周出", []),
+    (
+        "replicas 从2升到4",
+        [("2", "number", 2, None, None, None), ("4", "number", 4, None, None, None)],
+    ),
+    ("每天喝水至少2升", [("2升", "quantity", 2, None, "升", "lower")]),
+    ("一步到位，直接买顶配", []),
+    (
+        "私教课6千5次",
+        [("6千", "number", 6000, None, None, None), ("5次", "quantity", 5, None, "次", None)],
+    ),
+    ("3个redis实例", [("3个", "quantity", 3, None, "个", None)]),
     ("等了半个月", [("半个月", "duration", 0.5, None, "month", None)]),
     ("舞蹈队有20多个人", [("20多个人", "quantity", 20, None, "人", "lower")]),
     ("最多留3个checkpoint", [("3个checkpoint", "quantity", 3, None, "checkpoint", "upper")]),

@@ -21,7 +21,7 @@ OUT = Path(__file__).resolve().parent.parent / "src" / "convmem" / "data" / "pro
 
 #: Names of products that are also words a measurement follows.
 EVERYDAY = frozenset(
-    """boundary cake camel coder concrete contour craft express hop idl lam mn mx pci pixel
+    """boundary cake camel coder concrete contour craft express hop idl lam mn mx office pci pixel
     ps robo salt squid surface tails team twig""".split()
 )
 

@@ -61,6 +61,13 @@ _EN_ORDINAL_DAY = re.compile(
     r"(?!\s+(?:century|anniversary|birthday|floor|percentile|place|row|time|street|grade|edition))",
     re.I,
 )
+#: A bare day closing a span that a month and day open: "may 22 to 27", "to sunday the 16th".
+_DAY_AFTER = re.compile(
+    r"\s*(?:to|through|thru|until|till|-|–)\s*(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+)?"
+    r"(?:the\s+)?(\d{1,2})(st|nd|rd|th)?\b(?!\s*(?:[:.,/]\d|%|[ap]\.?m\b))"
+    r"(?!\s+(?!(?:now|and|or|but|then|so|this|next|for|in|at|when|because)\b)[A-Za-z])",
+    re.I,
+)
 #: "the end of 2026": the year's last day.
 _END_OF = re.compile(r"\bend of\s+(\d{4})\b", re.I)
 #: Words after which a lower-case "may 5" is the month: a modal never follows them.
@@ -182,6 +189,11 @@ def find_dates(f: _Finds) -> None:
                 continue
             value = f"{int(m[3]):04d}-{month:02d}-{d:02d}" if m[3] else f"{month:02d}-{d:02d}"
             f.add(Value(m.group(), "date", value, None, *m.span()))
+            end = _DAY_AFTER.match(t, m.end())
+            if end is not None and d < int(end[1]) <= 31 and f.free(*end.span(1)):
+                # "may 22 to 27", "March 14 to Sunday the 16th": the end of the span
+                last = f"{value[: -len('DD')]}{int(end[1]):02d}"
+                f.add(Value(end[1] + (end[2] or ""), "date", last, None, end.start(1), end.end()))
     for m in _END_OF.finditer(t):
         if f.free(*m.span()):
             f.add(Value(m.group(), "date", f"{m[1]}-12-31", None, *m.span()))

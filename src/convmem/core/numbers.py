@@ -76,26 +76,28 @@ _PRODUCTS = frozenset(
     """.split()
 )
 _PRODUCT_BEFORE = re.compile(
-    r"([A-Za-z][A-Za-z0-9_.#+-]*)\s*(?:版本|version|ver\.?|v)?\s*"
-    r"(?:(?:is|was|are|stays|=|==|>=|:)\s*"
-    r"|(?:现在|目前|本地|线上|已经|刚|只能|还是|也|都|一直|统一|就)*"
-    r"(?:用|是|换成|改成|升到|升级到|降到|装的|装了|到)\s*)?$",
+    r"(?P<name>[A-Za-z][A-Za-z0-9_.#+-]*)\s*(?:版本|version|ver\.?|v)?\s*"
+    r"(?:(?P<pin>==|>=|<=|~=|<|>)\s*|(?P<en>is|was|are|stays|=|:)\s*"
+    r"|(?P<zh>(?:现在|目前|本地|线上|已经|刚|只能|还是|也|都|一直|统一|就)*"
+    r"(?:用|是|换成|改成|升到|升级到|降到|装的|装了))\s*)?$",
     re.I,
 )
+#: Products that are people's (and pets') names too: "Julia is 2.5" is an age.
+_ALSO_NAMES = frozenset({"julia", "ruby", "rocky", "alma", "kirby", "ember", "hugo", "django"})
 #: A second version after the first, as a range or a choice: "postgres 13 to 16",
 #: "python 3.9-3.13", "用3.10还是3.11".
 _VERSION_NEXT = re.compile(
-    r"\s*(?:-|–|~|to|through|or|and|/|、|还是|或者?|和|到|至|,\s*<=?)\s*(\d+(?:\.\d+)*)(?![\w.%])",
+    r"\s*(?:-|–|~|to|through|or|/|还是|或者?|到|至|,\s*<=?)\s*(\d+(?:\.\d+)*)(?![\w.%])",
     re.I,
 )
-#: A version written against its name: "vue2", "webpack4", "jdk17" (names of three
-#: letters or more that _PRODUCTS holds; "node2" is a host more often than Node 2,
-#: see _NOT_GLUED).
-_GLUED_VERSION = re.compile(r"(?<![A-Za-z0-9_.\-/])([A-Za-z]{3,})(\d+(?:\.\d+)?)(?![\w.])")
-#: Names of protocols and formats: "http2", "ipv6", "utf8" name the thing itself.
-_NOT_GLUED = frozenset(
-    {"node", "api", "sdk", "pixel", "edge", "boot", "visual", "studio", "http", "ipv", "utf"}
-    | {"html", "css", "tls", "ssl"}
+#: A version written against its name: "vue2", "webpack4", "jdk17", "python3.11" (names
+#: people write so; "redis1", "kafka2", "win32", "hadoop102" are hosts and builds).
+_GLUED_VERSION = re.compile(
+    r"(?<![A-Za-z0-9_.\-/])([A-Za-z]{2,})([1-9]\d?(?:\.\d+)*)(?![\w.])"
+)
+_GLUED_NAMES = frozenset(
+    """vue webpack jdk java python php gpt llama qwen vite angular ubuntu centos ios android
+    jquery bootstrap swift react es""".split()
 )
 #: A plain number that a name or the word before it may make a version.
 _BARE_VERSION = re.compile(
@@ -117,15 +119,21 @@ _DISCOUNT = re.compile(
 _COUNTED_AFTER = re.compile(r"\s*(?:of\b|(?!(?:this|is|was|has|as|yes|plus|less)\b)[A-Za-z]+s\b)")
 #: Words of a text where "10k" is a distance run.
 _RUNNING = re.compile(r"\b(?:run|runs|ran|running|race|races|racing|jog\w*|marathon|pace)\b", re.I)
+_RISES = re.compile(r"\s*(?:到|至|级|为|成|\d|[一二两三四五六七八九十])")
+#: What follows an upper-case M that makes it megabytes in Chinese text ("300M以内").
+_SIZE_M = re.compile(r"以内|以下|以上|左右|大小|的")
+_ZH_MONEY_WORD = re.compile(r"预算|融资|钱|收入|营收|工资|薪|报价|价|刀|美元|元|块|ARR", re.I)
 _JOINED_NOUN = re.compile(r"-([A-Za-z]{3,})(?![A-Za-z])")
 _COUNTER_NEXT = re.compile(r" ?(?:多 ?)?个")
-_LATIN_NOUN = re.compile(r"([A-Za-z][A-Za-z_-]{1,30})(?![A-Za-z0-9_])")
+_LATIN_NOUN = re.compile(r"([A-Za-z][A-Za-z_-]{1,30})(?![A-Za-z0-9_\u3400-\u9fff])")
 #: An age said with the person: "I'm 34", "they're both 15", "turned 50 in January".
 _AGE = re.compile(
-    r"\b(?:(?:i'm|i am|he's|he is|she's|she is|they're|they are|i was|he was|she was)"
-    r"(?:\s+(?:like|about|only|just|both|now|almost|nearly))?|turn(?:s|ed|ing)|aged?)\s+"
-    r"(?P<n>\d{1,3})(?!\d|[.,:]\d|[%/-])"
-    r"(?!\s*(?!(?:now|in|this|next|last|and|but|so|or|today|on|when|yet)\b)[A-Za-z%$])",
+    r"\b(?:i'm|i am|he's|he is|she's|she is|they're both|they are both|i was|he was|she was)"
+    r"(?:\s+(?:like|about|only|just|now|almost|nearly))?\s+(?P<n>\d{1,3})"
+    r"(?!\d|[.,:]\d|[%/'’′\"-])"
+    r"(?!\s*(?:and\s+\d|(?!(?:now|this|next|and|but|so|today|when|yet|years?\s+old)\b)[A-Za-z%$]))"
+    r"|\b(?:turn(?:s|ed|ing)|aged)\s+(?P<t>\d{1,3})(?!\d|[.,:]\d|[%/'’′\"-])"
+    r"(?!\s*(?!(?:now|in|on|this|next|last|and|but|so|today|when|yet|years?\s+old)\b)[A-Za-z%$])",
     re.I,
 )
 _CN_PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+|\d+(?:\.\d+)?)")
@@ -140,8 +148,9 @@ _CN_APPROX = re.compile(
 #: After 万 or 千 written with digits, the digits of the next place down: "1万5", "1万5千",
 #: "2万零500" (see ``_Finder._tail_digits``).
 _NEXT_PLACE = {"万": "千", "千": "百"}
-#: What only comes in thousands: "3万2条" is 32,000 rows ("1万5天" stays 10,000 and 5 days).
-_BULK_COUNTERS = frozenset({"条", "line", "char", "篇", "次", "份", "word", "token"})
+#: What only comes in thousands: "3万2条" is 32,000 rows ("1万5天" stays 10,000 and 5 days,
+#: "6千5次" 6,000 for 5 sessions).
+_BULK_COUNTERS = frozenset({"条", "line", "char", "篇", "份", "word", "token"})
 _TAIL_DIGITS = re.compile(r"(?P<zero>零)?(?P<digits>\d{1,4})(?P<place>[千百])?(?![\d.])")
 #: A lone numeral and a range's join right before a value: "三到五天", "两到3个".
 _LONE_LOW = re.compile(
@@ -241,7 +250,7 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     if not m:
         return None
     word = m.group().strip().lower()
-    if m.group() == "M" and _is_cjk(text[m.end() : m.end() + 1] or "a"):
+    if m.group() == "M" and _SIZE_M.match(text, m.end()) and not _ZH_MONEY_WORD.search(text):
         return "MB", "quantity", m.end()  # 镜像300M以内: a size (metres are a lower-case m)
     if word == "g" and pos < len(text) and text[pos] == " ":
         return None  # "3 g…": a lone g after a space is rarely grams or gigabytes
@@ -259,6 +268,8 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
         return None  # 3年级: a school grade
     if word == "卡" and text[m.end() : m.end() + 1] in ("车", "片", "号", "位"):
         return None  # 3卡车, 卡片: not calories
+    if word == "升" and _RISES.match(text, m.end()):
+        return None  # "从2升到4", "react 18 升 19": a rise, not litres
     return canonical, kind, m.end()
 
 
@@ -350,8 +361,7 @@ class _Finder:
                 continue  # "node 20 个", "python 3 weeks": a count, not a version
             self.add(Value(m[1], "version", m[1], None, *m.span()))
         for m in _GLUED_VERSION.finditer(t):
-            name = m[1].lower()
-            if name in _PRODUCTS and name not in _NOT_GLUED and self.free(*m.span(2)):
+            if m[1].lower() in _GLUED_NAMES and self.free(*m.span(2)):
                 self.add(Value(m[2], "version", m[2], None, *m.span(2)))
         for v in [v for v in self.found if v.type == "version"]:
             nxt = _VERSION_NEXT.match(t, v.end)
@@ -377,9 +387,11 @@ class _Finder:
             if self.free(*m.span()):
                 self.add(Value(m.group(), "duration", 30.0, "min", *m.span()))
         for m in re.finditer(
-            r"(?<![一二两三四五六七八九十\d个上下前后])半(?:个)?(天|年|月|星期)", self.text
+            r"(?<![一二两三四五六七八九十\d个上下前后多大])半(?:个)?(天|年|月|星期)(?![报度才还都没也])", self.text
         ):
             unit = UNIT_TABLE["个月" if m[1] == "月" else m[1]]
+            if m[1] == "天" and self.text[m.start() - 1 : m.start()] == "了":
+                continue  # 折腾了半天, 等了半天: "for ages"
             if self.free(*m.span()) and not (m[1] == "月" and "个" not in m.group()):
                 self.add(Value(m.group(), "duration", 0.5, unit[0], *m.span()))  # 半年, 半个月
         for m in re.finditer(r"([一二两三四五六七八九\d]+)\s?分钱", self.text):
@@ -391,8 +403,9 @@ class _Finder:
     def ages(self) -> None:
         """ "I'm 34", "she just turned 27", "since I was 5": a person's age, in years."""
         for m in _AGE.finditer(self.text):
-            if self.free(*m.span("n")) and 0 < int(m["n"]) <= 120:
-                self.add(Value(m["n"], "duration", float(m["n"]), "year", *m.span("n")))
+            group = "n" if m["n"] else "t"
+            if self.free(*m.span(group)) and 0 < int(m[group]) <= 120:
+                self.add(Value(m[group], "duration", float(m[group]), "year", *m.span(group)))
 
     def words(self) -> None:
         """ "two reports": a number word before a plural noun counts it."""
@@ -578,7 +591,12 @@ class _Finder:
             if re.match(r"[.:/]\d", t[m.end() : m.end() + 2]):
                 return None  # part of an address, a path, a ratio
             joined = _JOINED_NOUN.match(t, m.end()) if not m["mult"] and not m["pct"] else None
-            if joined is not None and cur_sign is None and joined[1].lower() not in NOT_NOUNS:
+            if (
+                joined is not None
+                and cur_sign is None
+                and joined[1].lower() not in NOT_NOUNS
+                and not _is_verbish(joined[1])  # "0-indexed", "1-based"
+            ):
                 # "a 10-week-old beagle", "a 6-person tent", "a 2-bedroom flat"
                 word = joined[1].lower()
                 canonical, kind = UNIT_TABLE.get(word) or (singular(word), "quantity")
@@ -638,8 +656,8 @@ class _Finder:
             inner = _unit_at(t, more.end()) if more else None
             if inner is not None and inner[0] != "个":
                 unit = inner
-        if how == "chinese" and unit is not None and unit[0] == "分":
-            return None  # 十分 is "very"; a score is written in digits
+        if how == "chinese" and unit is not None and unit[0] in ("分", "步", "轮"):
+            return None  # 十分 is "very", 一步到位 and 三轮 are words; counts of these are digits
         if unit is not None and unit[0] == "个":
             unit = None
         if how == "chinese" and body == "一" and unit is not None and unit[0] in CN_ARTICLE_UNITS:
@@ -659,8 +677,9 @@ class _Finder:
                     value += 0.5
             latin = _LATIN_NOUN.match(t, end + 1) if unit is None else None
             if latin is not None and latin[1].lower() not in NOT_NOUNS:
-                # 4个pod, 3个epoch: the counted noun is written in English
-                unit = (singular(latin[1].lower()), "quantity", latin.end(1))
+                # 4个pod, 3个epoch: the counted noun is written in English, as it is
+                # ("3个redis实例" counts 实例, and "redis" is no plural)
+                unit = (latin[1].lower(), "quantity", latin.end(1))
             if unit is None:
                 # 三个人, 两个大人: the counted noun follows the measure word
                 noun = re.match(r"[\u3400-\u9fff]{1,2}", t[end + 1 : end + 3])
@@ -799,12 +818,22 @@ def _names_version(before: str, number: str) -> bool:
     product = _PRODUCT_BEFORE.search(before)
     if product is None:
         return False
-    name = product.group(1)
-    if name.lower() in _PRODUCTS:
+    name = product["name"].lower()
+    known = name in _PRODUCTS or name in known_products()
+    if product["pin"]:  # "numpy<2.0", "pydantic <2", "django>=4.2"
+        return known
+    if product["en"] or product["zh"]:
+        # "grafana is 10.4", "python 只能用 3.8", "node 现在本地是 16": a product we know,
+        # and a whole number only a small one ("redis 就用 6379" is a port, "Price was
+        # 19.99" no product, "Julia is 2.5" an age)
+        if not known or (product["en"] and name in _ALSO_NAMES):
+            return False
+        return "." in number or (bool(product["zh"]) and int(number) <= 30)
+    if name in _PRODUCTS:
         return True
     if "." not in number:
         return False
-    return name.lower() in known_products() or (name[0].isupper() and not name.isupper())
+    return name in known_products() or (product["name"][0].isupper() and not product["name"].isupper())
 
 
 @lru_cache(maxsize=1)

@@ -106,7 +106,8 @@ NOT_NOUNS = frozenset(
     shall may might must ago later earlier left remaining total overall plus minus
     x th st nd rd ok okay etc vs am pm because since though although while whereas unless until
     whether cause just maybe probably really already yet again now today tonight tomorrow
-    yesterday anyway haha lol please thanks max min tops instead either also ish plus
+    yesterday anyway haha lol please thanks max min tops instead either also ish plus last next
+    million billion thousand hundred something odd based indexed
     works worked seems looks sounds feels helps makes breaks fails passes
     """.split()
 )

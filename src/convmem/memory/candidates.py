@@ -50,7 +50,7 @@ CONDITION = re.compile(
     r"|[Pp]\d{2,3}|高峰期?|峰值|人均|每(?:个人|人|晚|天|日|个月|月|年|周|次|小时|秒|分钟|间|位|张|单|桌|份"
     r"|次调用|个请求|个用户)"
     r"|周末|工作日|平时|节假日|旺季|淡季|含税|税前|税后|往返|单程|平均|[月年日时]薪|月租|月费"
-    r"|(?:每个|单[个张条次])\s?(?:[A-Za-z][A-Za-z0-9_-]*|[\u3400-\u9fff]{2})"
+    r"|(?:每个|单[个张条次])\s?(?:[A-Za-z][A-Za-z0-9_-]*|(?![都最不的是要也还就能可会得别没])[\u3400-\u9fff]{2})"
     r"|(?:不含|包括|包含)[\u3400-\u9fff]{1,6}|[\u3400-\u9fff]{1,4}另算"
     r"|在[^，。,；;]{1,12}?(?<!以)(?:下|时|中|期间|环境|上)(?=[，,\s]|$|[^\u3400-\u9fff]|[\u3400-\u9fff])",
 )
@@ -81,7 +81,7 @@ _INSTEAD = re.compile(r"\binstead\b|换成|改用|改成")
 #: A period ("一天", "一晚") qualifies another number in the clause ("一天最多变两次"), and so
 #: does how long a reading lasts ("超过90%持续5分钟").
 PERIOD = re.compile(
-    r"(?<![\d一二两三四五六七八九十])一(?:天|日|周|个月|月|年|晚|小时|分钟)"
+    r"(?<![\d一二两三四五六七八九十])一(?:天|日|周|个月|月|年|晚|小时|分钟)(?!以?[前后]|之[前后]|多)"
     r"|持续\s?\d+\s?(?:秒|分钟|小时|天)"
 )
 #: Chinese words that make a bare number an amount of money in yuan.
@@ -102,15 +102,20 @@ def _money_in_yuan(n: dict[str, Any], money: bool, latin: bool) -> dict[str, Any
         return n
     if not isinstance(n["value"], int | float) or n["value"] < 10:
         return n
-    if money or (not latin and (n.get("bound") or n.get("conditions"))):
+    # what each one gets ("每个班级40左右", "单次最多5") says nothing of money
+    priced = [c for c in n.get("conditions", ()) if not _EACH_ONE.match(c)]
+    if money or (not latin and (n.get("bound") or priced)):
         return {**n, "type": "money", "unit": "CNY"}
     return n
 
 
+_EACH_ONE = re.compile(r"每个|单[个张条次]")
+
+
 #: The zone a clock time is read in: "6am UTC", "8am local", "before 9am my time".
 _ZONE_AFTER = re.compile(
-    r"\s*(?P<phrase>\b(?:UTC|GMT|CET|CEST|PST|PDT|EST|EDT|BST|JST|local(?: time)?|my time"
-    r"|your time|their time)\b)"
+    r"\s*(?P<phrase>\b(?:(?:UTC|GMT)(?:\s?[+-]\d{1,2}(?::?\d{2})?)?|CET|CEST|PST|PDT|EST|EDT|BST"
+    r"|JST|local(?: time)?|my time|your time|their time)(?![\w+-]))"
 )
 
 
@@ -138,6 +143,7 @@ def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, An
         if phrase and phrase not in conditions:
             conditions.append(phrase)
             spans.append(m.span())
+    zones: set[str] = set()  # a clock time's zone is only that time's condition
     for m in _said_after(text, values):
         phrase = m["phrase"].strip()
         start = m.start("phrase")
@@ -145,6 +151,7 @@ def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, An
         if phrase and not any(a <= start < b or start <= a < m.end() for a, b in spans):
             conditions.append(phrase)
             spans.append(m.span("phrase"))
+            zones.add(phrase)
     order = sorted(range(len(spans)), key=lambda n: spans[n])  # in the order they are said
     conditions, spans = [conditions[n] for n in order], [spans[n] for n in order]
     out = []
@@ -159,10 +166,11 @@ def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, An
         own = [
             c
             for c, (a, b) in zip(conditions, spans, strict=True)
-            if b <= v.start or a >= v.end  # not the number itself
+            if (b <= v.start or a >= v.end)  # not the number itself
+            and (c not in zones or (v.type == "time" and 0 <= a - v.end <= 2))
         ]
         number = {**v.as_dict(), "conditions": own}
-        if v.unit == "day" and any(re.search(r"week|month|周|月", c) for c in own):
+        if v.unit == "day" and any(re.search(r"\bweek\b|\bmonth\b|周|月", c) for c in own):
             number["type"] = "quantity"  # "4 days a week" counts days
         if zh:
             number = _money_in_yuan(number, money, latin)
@@ -178,6 +186,8 @@ def _rejected_value(v: Value, numbers: list[Value], text: str) -> bool:
     m = _REJECTED_BEFORE.search(text[max(0, v.start - 16) : v.start])
     if m is None:
         return False
+    if m["past"] and subjects.starts_a_span(v, numbers, text):
+        return False  # "from July 4 to July 7": when it starts, not what it was
     return not m["past"] or any(n.start != v.start for n in numbers)
 
 

@@ -176,6 +176,30 @@ _REJECTED_ZH = (
 )
 
 
+def starts_a_span(v: Value, numbers: list[Value], text: str) -> bool:
+    """A date or clock time that a second one of its kind follows as the end of the
+    span they make ("from 2pm to 4pm"), with no word of moving before ("moved from")."""
+    if v.type not in ("date", "time") or _MOVED.search(text, 0, v.start):
+        return False
+    return any(
+        n.type == v.type and n.start >= v.end and _SPAN_JOIN.fullmatch(text, v.end, n.start)
+        for n in numbers
+    )
+
+
+_SPAN_JOIN = re.compile(r"\s*(?:to|until|till|through|thru|-|–|到|至)\s*", re.I)
+_MOVED = re.compile(
+    r"\b(?:mov|chang|push|pull|shift|reschedul|bump|switch|postpon|delay)\w*|改|挪|推|调", re.I
+)
+
+
+def _spans_from(text: str, m: re.Match[str]) -> bool:
+    """Whether "from X to Y" gives a span of days or hours, not a change from X."""
+    values = find_numbers(text)
+    start = next((v for v in values if v.start == m.start("old")), None)
+    return start is not None and starts_a_span(start, values, text)
+
+
 def _value_like(old: str) -> bool:
     """An old value worth looking for: a number, a name ("Redis", "April", "GitBook"),
     or a tool convmem knows ("spaces")."""
@@ -619,7 +643,8 @@ def read(text: str, opener: str = "") -> Reading:
             old = m.group("old").strip(" ,，.。")
             old = re.sub(r"^(?:the|a|an)\s+", "", old, flags=_I)
             if old and old.lower() not in _STOP and (not english or _replaced(m, old)):
-                rejected.append(old)
+                if not (english and m.re is _REJECTED_EN[1] and _spans_from(text, m)):
+                    rejected.append(old)
     cue = CueText(whole)
     retract = None
     if cue.search(_RETRACT_WORDS):
