@@ -92,9 +92,7 @@ _VERSION_NEXT = re.compile(
 )
 #: A version written against its name: "vue2", "webpack4", "jdk17", "python3.11" (names
 #: people write so; "redis1", "kafka2", "win32", "hadoop102" are hosts and builds).
-_GLUED_VERSION = re.compile(
-    r"(?<![A-Za-z0-9_.\-/])([A-Za-z]{2,})([1-9]\d?(?:\.\d+)*)(?![\w.])"
-)
+_GLUED_VERSION = re.compile(r"(?<![A-Za-z0-9_.\-/])([A-Za-z]{2,})([1-9]\d?(?:\.\d+)*)(?![\w.])")
 _GLUED_NAMES = frozenset(
     """vue webpack jdk java python php gpt llama qwen vite angular ubuntu centos ios android
     jquery bootstrap swift react es""".split()
@@ -387,7 +385,8 @@ class _Finder:
             if self.free(*m.span()):
                 self.add(Value(m.group(), "duration", 30.0, "min", *m.span()))
         for m in re.finditer(
-            r"(?<![一二两三四五六七八九十\d个上下前后多大])半(?:个)?(天|年|月|星期)(?![报度才还都没也])", self.text
+            r"(?<![一二两三四五六七八九十\d个上下前后多大])半(?:个)?(天|年|月|星期)(?![报度才还都没也])",
+            self.text,
         ):
             unit = UNIT_TABLE["个月" if m[1] == "月" else m[1]]
             if m[1] == "天" and self.text[m.start() - 1 : m.start()] == "了":
@@ -833,7 +832,9 @@ def _names_version(before: str, number: str) -> bool:
         return True
     if "." not in number:
         return False
-    return name in known_products() or (product["name"][0].isupper() and not product["name"].isupper())
+    return name in known_products() or (
+        product["name"][0].isupper() and not product["name"].isupper()
+    )
 
 
 @lru_cache(maxsize=1)
