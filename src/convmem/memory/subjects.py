@@ -642,9 +642,9 @@ def read(text: str, opener: str = "") -> Reading:
         for m in (m for pattern in patterns for m in pattern.finditer(text)):
             old = m.group("old").strip(" ,，.。")
             old = re.sub(r"^(?:the|a|an)\s+", "", old, flags=_I)
-            if old and old.lower() not in _STOP and (not english or _replaced(m, old)):
-                if not (english and m.re is _REJECTED_EN[1] and _spans_from(text, m)):
-                    rejected.append(old)
+            span = english and m.re is _REJECTED_EN[1] and _spans_from(text, m)
+            if old and old.lower() not in _STOP and (not english or _replaced(m, old)) and not span:
+                rejected.append(old)
     cue = CueText(whole)
     retract = None
     if cue.search(_RETRACT_WORDS):
