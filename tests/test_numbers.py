@@ -344,6 +344,15 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("三四百万条", [("三四百万条", "quantity", 3_000_000, 4_000_000, "条", None)]),
     ("健身半年了", [("半年", "duration", 0.5, None, "year", None)]),
     ("折腾了半天还是不行", []),
+    # 千万 and 万一 as words, sizes after 个, more than some months, and a half
+    ("千万别动生产库", []),
+    ("万一挂了怎么办", []),
+    ("一千万用户", [("一千万", "number", 10_000_000, None, None, None)]),
+    ("4个H100", [("4个", "quantity", 4, None, "个", None)]),
+    ("五六个G", [("五六个G", "quantity", 5, 6, "GB", None)]),
+    ("3个多月", [("3个多月", "duration", 3, None, "month", "lower")]),
+    ("小孩3岁半", [("3岁半", "quantity", 3.5, None, "岁", None)]),
+    ("一年半之后", [("一年半", "duration", 1.5, None, "year", None)]),
     ("这个需求多半年底才能上", []),
     ("公司半年报下周出", []),
     (

@@ -74,7 +74,15 @@ _RISES = re.compile(r"\s*(?:到|至|级|为|成|\d|[一二两三四五六七八�
 _SIZE_M = re.compile(r"以内|以下|以上|左右|大小|的")
 _ZH_MONEY_WORD = re.compile(r"预算|融资|钱|收入|营收|工资|薪|报价|价|刀|美元|元|块|ARR", re.I)
 _JOINED_NOUN = re.compile(r"-([A-Za-z]{3,})(?![A-Za-z])")
+#: A count and a half of a unit: "3岁半", "一年半", "两个月半" (not "两个半小时", read later).
+_UNIT_AND_HALF = re.compile(
+    r"(?<![\d零〇一二两三四五六七八九十百千万.])(\d{1,3}|[一二两三四五六七八九十]{1,3})"
+    r"(年|个月|天|周|岁|小时|个小时)半(?![天年月])"
+)
+#: What follows 千万 when it means "by all means" ("千万别动生产库", "千万注意").
+_NOT_TEN_MILLION = re.compile(r"别|不|要|记|注意|小心|得|必须|保证|当心")
 _COUNTER_NEXT = re.compile(r" ?(?:多 ?)?个")
+_SIZE_LETTER = {"T": "TB", "G": "GB", "M": "MB", "K": "KB"}
 _LATIN_NOUN = re.compile(r"([A-Za-z][A-Za-z_-]{1,30})(?![A-Za-z0-9_\u3400-\u9fff])")
 #: An age said with the person: "I'm 34", "they're both 15", "turned 50 in January".
 _AGE = re.compile(
@@ -200,6 +208,8 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     if not m:
         return None
     word = m.group().strip().lower()
+    if m.group().isupper() and text[m.end() : m.end() + 1].isdigit():
+        return None  # "4个H100": a model name, not hours
     if m.group() == "M" and _SIZE_M.match(text, m.end()) and not _ZH_MONEY_WORD.search(text):
         return "MB", "quantity", m.end()  # 镜像300M以内: a size (metres are a lower-case m)
     if word == "g" and pos < len(text) and text[pos] == " ":
@@ -319,6 +329,11 @@ class _Finder:
                 continue  # 折腾了半天, 等了半天: "for ages"
             if self.free(*m.span()) and not (m[1] == "月" and "个" not in m.group()):
                 self.add(Value(m.group(), "duration", 0.5, unit[0], *m.span()))  # 半年, 半个月
+        for m in _UNIT_AND_HALF.finditer(self.text):
+            n = small_int(m[1])
+            if n is not None and self.free(*m.span()):  # 3岁半, 一年半: and a half
+                canonical, kind = UNIT_TABLE[m[2]]
+                self.add(Value(m.group(), kind, n + 0.5, canonical, *m.span()))
         for m in re.finditer(r"([一二两三四五六七八九\d]+)\s?分钱", self.text):
             if self.free(*m.span()):
                 n = small_int(m[1])
@@ -551,6 +566,8 @@ class _Finder:
             body = m.group()
             half = body.endswith("半")
             body = body.rstrip("半").rstrip("个")
+            if body.startswith("万") or (body == "千万" and _NOT_TEN_MILLION.match(t, m.end())):
+                return None  # 万一 is "in case", 千万别 "never": no amount
             parsed = (
                 parse_chinese_number(body)
                 if len(body) > 1
@@ -598,8 +615,13 @@ class _Finder:
             if unit is None and t[end + 1 : end + 2] in ("半", "多"):
                 # 4个半小时, 三个多小时: the half, or "more", comes between the counter and the unit
                 unit = _unit_at(t, end + 2)
+                if unit is None and t[end + 2 : end + 3] == "月":
+                    unit = ("month", "duration", end + 3)  # 3个多月
                 if unit is not None and t[end + 1] == "半":
                     value += 0.5
+            size = _SIZE_LETTER.get(t[end + 1 : end + 2]) if unit is None else None
+            if size is not None and not t[end + 2 : end + 3].isalnum():
+                unit = (size, "quantity", end + 2)  # 2个T, 五六个G: terabytes, gigabytes
             latin = _LATIN_NOUN.match(t, end + 1) if unit is None else None
             if latin is not None and latin[1].lower() not in NOT_NOUNS:
                 # 4个pod, 3个epoch: the counted noun is written in English, as it is
