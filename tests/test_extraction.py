@@ -222,6 +222,7 @@ def test_numbers_keep_unit_bound_and_conditions() -> None:
         # the zone of a clock time
         ("we have to be done before 6am UTC", ["UTC"]),
         ("the backup has to start at 8:30 PM my time", ["my time"]),
+        ("standup has to end by 10am ET", ["ET"]),
         ("got a dealer down to $13,850 OTD", ["OTD"]),
         ("预算15万以内不含家电", ["不含家电"]),
         # what each one gets, a pay period, a period before the one value, how long

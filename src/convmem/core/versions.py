@@ -57,6 +57,11 @@ _PRODUCT_BEFORE = re.compile(
     r"(?:用|是|换成|改成|升到|升级到|降到|装的|装了))\s*)?$",
     re.I,
 )
+#: Products whose names are everyday words too: a whole number after them is no version.
+_WORDS_TOO = frozenset(
+    "go spring win net vs edge boot visual studio compose next pixel galaxy api sdk es ts tf"
+    " py pg opus haiku sonnet".split()
+)
 #: Products that are people's (and pets') names too: "Julia is 2.5" is an age.
 _ALSO_NAMES = frozenset({"julia", "ruby", "rocky", "alma", "kirby", "ember", "hugo", "django"})
 #: A second version after the first, as a range or a choice: "postgres 13 to 16",
@@ -146,8 +151,8 @@ def _names_version(before: str, number: str) -> bool:
         if not known or (product["en"] and name in _ALSO_NAMES):
             return False
         return "." in number or (bool(product["zh"]) and int(number) <= 30)
-    if name in _PRODUCTS:
-        return True
+    if name in _PRODUCTS and (name not in _WORDS_TOO or "." in number):
+        return True  # "node 20", "Go 1.22"; not "let's go 2 rounds", "win 3 more games"
     if "." not in number:
         return False
     return name in known_products() or (

@@ -115,7 +115,8 @@ _EACH_ONE = re.compile(r"每个|单[个张条次]")
 #: The zone a clock time is read in: "6am UTC", "8am local", "before 9am my time".
 _ZONE_AFTER = re.compile(
     r"\s*(?P<phrase>\b(?:(?:UTC|GMT)(?:\s?[+-]\d{1,2}(?::?\d{2})?)?|CET|CEST|PST|PDT|EST|EDT|BST"
-    r"|JST|local(?: time)?|my time|your time|their time)(?![\w+-]))"
+    r"|JST|KST|SGT|HKT|AEST|CST|MST|ET|PT|CT|MT|local(?: time)?|my time|your time|their time)"
+    r"(?![\w+-]))"
 )
 
 
