@@ -40,6 +40,7 @@ from convmem.core.units import (
     NOT_NOUNS,
     UNIT_TABLE,
     Value,
+    is_cjk,
     parse_chinese_number,
     singular,
 )
@@ -512,7 +513,7 @@ class _Finder:
             begin = start - len(code_before.group())
         if how == "digits":
             m = _AMOUNT_AT.match(t, start)
-            if not m or (start > 0 and (t[start - 1].isalnum() and not _is_cjk(t[start - 1]))):
+            if not m or (start > 0 and (t[start - 1].isalnum() and not is_cjk(t[start - 1]))):
                 return None
             if (
                 start > 0
@@ -742,10 +743,6 @@ def _multiplier(raw: str) -> float:
 def _mult_value(mult: str) -> float:
     """What a multiplier as written (``k``, ``M``, ``million``, ``万``) multiplies by."""
     return _MULTIPLIERS.get(mult.lower() if mult.lower() in _MULTIPLIERS else mult, 1.0)
-
-
-def _is_cjk(ch: str) -> bool:
-    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
 
 
 _VERBISH = re.compile(r"(?:ed|ing)$")

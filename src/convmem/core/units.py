@@ -200,3 +200,8 @@ def _plain(v: float | str) -> float | int | str:
     if isinstance(v, float) and v.is_integer():
         return int(v)
     return v
+
+
+def is_cjk(ch: str) -> bool:
+    """Whether one character is a CJK ideograph."""
+    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"

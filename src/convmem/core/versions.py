@@ -15,8 +15,7 @@ import re
 from functools import lru_cache
 from typing import Protocol
 
-from convmem.core.text import has_cjk
-from convmem.core.units import Value
+from convmem.core.units import Value, is_cjk
 
 
 class _Finds(Protocol):
@@ -100,7 +99,7 @@ def find_versions(f: _Finds) -> None:
         if not f.free(*m.span()) or not _names_version(t[max(0, m.start() - 30) : m.start()], m[1]):
             continue
         unit = f.unit_at(m.end())
-        if unit is not None and (has_cjk(t[m.end()]) or unit[1] != "duration" or t[m.end()] == " "):
+        if unit is not None and (is_cjk(t[m.end()]) or unit[1] != "duration" or t[m.end()] == " "):
             continue  # "node 20 个", "python 3 weeks": a count, not a version
         f.add(Value(m[1], "version", m[1], None, *m.span()))
     for m in _GLUED_VERSION.finditer(t):
