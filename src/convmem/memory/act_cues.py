@@ -723,8 +723,8 @@ LIFE_FACT = re.compile(
     r"(?:(?:just\s+)?turned\s+\d+\b|got\s+(?:promoted|engaged|married|divorced|hired|laid off"
     r"|accepted|into)\b|took\s+up\b|started\s+(?:learning|taking|playing|going to|working"
     r"(?:\s+at|\s+as)?)\b)"
-    r"|^(?:[\w'-]+\s+){0,2}?(?:i'm|i am|he's|he is|she's|she is|they're|they are)"
-    r"\s+(?:both\s+|just\s+|now\s+|only\s+)?\d{1,3}(?:\s+(?:now|years old))?\s*[.!]?$"
+    r"|^(?:[\w'-]+\s+){0,2}?(?:i'm|i am|he's|he is|she's|she is|they're both|they are both)"
+    r"\s+(?:just\s+|now\s+|only\s+)?\d{1,3}(?:\s+(?:now|years old))?\s*[.!]?$"
     r"|^[^，,。！!？?]{0,6}(?:[一两二三四五六七八九十半\d]+(?:个)?(?:年|月)了|迷上[^，,。！!？?]{1,8}了"
     r"|不太能吃[^，,。！!？?]{1,4}$)",
     _I,
