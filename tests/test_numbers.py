@@ -349,6 +349,15 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("折腾了半天还是不行", []),
     # 千万 and 万一 as words, sizes after 个, more than some months, and a half
     ("千万别动生产库", []),
+    ("Google Play 要求8月底前必须升", [("8月底", "date", "08-31", None, None, "upper")]),
+    ("2024年底", [("2024年底", "date", "2024-12-31", None, None, None)]),
+    ("到底行不行", []),
+    ("晚上我一般9点多才下班", [("9点", "time", "21:00", None, None, "lower")]),
+    ("昨天晚上说明天9点开会", [("9点", "time", "09:00", None, None, None)]),
+    (
+        "节点是 8C16G 的",
+        [("8C", "quantity", 8, None, "核", None), ("16G", "quantity", 16, None, "GB", None)],
+    ),
     ("万一挂了怎么办", []),
     ("一千万用户", [("一千万", "number", 10_000_000, None, None, None)]),
     ("4个H100", [("4个", "quantity", 4, None, "个", None)]),

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import calendar
 import re
 from bisect import bisect_left, bisect_right
 from typing import Protocol
@@ -68,6 +69,10 @@ _DAY_AFTER = re.compile(
     r"(?!\s+(?!(?:now|and|or|but|then|so|this|next|for|in|at|when|because)\b)[A-Za-z])",
     re.I,
 )
+#: The end of a month or a year, in Chinese: "8月底", "2024年底", "2025年3月底".
+_CN_MONTH_END = re.compile(
+    r"(?<![\d零〇一二三四五六七八九十])(?:(\d{4})年)?(?:(\d{1,2}|[一二三四五六七八九十]{1,3})月)?底"
+)
 #: "the end of 2026": the year's last day.
 _END_OF = re.compile(r"\bend of\s+(\d{4})\b", re.I)
 #: Words after which a lower-case "may 5" is the month: a modal never follows them.
@@ -101,6 +106,8 @@ _POINTS = re.compile(
 _ONE_OCLOCK = re.compile(r"钟|整|前|后|以前|以后|之前|之后|左右|到|至|-|~|～")
 #: What joins the two ends of a range of clock times ("7点到9点").
 _CLOCK_RANGE = re.compile(r"\s*(?:到|至|-|~|～|—|－)\s*")
+#: A part of the day said a few words before a bare hour, no day or hour between.
+_PERIOD_BEFORE = re.compile(rf"({_CN_PERIOD})[^点點\d天早日周号号，,。；;]{{0,6}}$")
 _CN_PERIOD_CLOCK = re.compile(rf"({_CN_PERIOD})\s*(\d{{1,2}}):(\d{{2}})")
 
 
@@ -126,6 +133,16 @@ _MAY_DAY = re.compile(
 
 def find_dates(f: _Finds) -> None:
     t = f.text
+    for m in _CN_MONTH_END.finditer(t):
+        if not (m[1] or m[2]):
+            continue  # 底 alone
+        month = small_int(m[2]) if m[2] else 12
+        year = int(m[1]) if m[1] else None
+        if month is None or not 1 <= month <= 12 or not f.free(*m.span()):
+            continue
+        last = calendar.monthrange(year or 2001, month)[1]  # a year that is no leap year
+        value = f"{year:04d}-{month:02d}-{last:02d}" if year else f"{month:02d}-{last:02d}"
+        f.add(Value(m.group(), "date", value, None, *m.span()))  # 8月底, 2024年底
     for m in _ISO_DATE.finditer(t):
         y, mo, d = int(m[1]), int(m[2]), int(m[3])
         if 1 <= mo <= 12 and 1 <= d <= 31 and f.free(*m.span()):
@@ -277,6 +294,11 @@ def find_times(f: _Finds) -> None:
             continue  # 便宜一点, 快一点: "a little", unless 一点钟, 一点前, 一点到三点
         if not period and _CLOCK_RANGE.fullmatch(t, before[0], m.start()):
             period = before[1]  # 晚上7点到9点: the end of the range is in the evening too
+        if not period:
+            said = _PERIOD_BEFORE.search(t, max(0, m.start() - 8, before[0]), m.start())
+            period = (
+                said[1] if said else ""
+            )  # 晚上我一般9点多: the part of the day said just before
         shifted = _afternoon(period, hour)
         # 夜里0点到8点: a start its part of the day left as it was says nothing of the end
         before = (m.end(), period if shifted != hour else "")

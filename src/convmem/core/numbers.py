@@ -95,6 +95,7 @@ _AGE = re.compile(
     r"(?!\s*(?!(?:now|in|on|this|next|last|and|but|so|today|when|yet|years?\s+old)\b)[A-Za-z%$])",
     re.I,
 )
+_CORES_MEMORY = re.compile(r"(?<![A-Za-z\d])(\d{1,3})([Cc])(\d{1,4})([Gg])(?![A-Za-z\d])")
 _CN_PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+|\d+(?:\.\d+)?)")
 _CN_NUM_RUN = re.compile(r"[零〇一二两俩三四五六七八九十百千万亿]+(?:个?半)?")
 
@@ -382,6 +383,10 @@ class _Finder:
 
     def amounts(self) -> None:
         t = self.text
+        for m in _CORES_MEMORY.finditer(t):  # 8C16G: cores and memory of a machine
+            if self.free(*m.span()):
+                self.add(Value(m[1] + m[2], "quantity", float(m[1]), "核", m.start(1), m.end(2)))
+                self.add(Value(m[3] + m[4], "quantity", float(m[3]), "GB", m.start(3), m.end(4)))
         spans: list[tuple[int, str]] = [(m.start("num"), "digits") for m in _NUMBER.finditer(t)]
         spans += [(m.start(), "chinese") for m in _CN_NUM_RUN.finditer(t)]
         for start, how in sorted(spans):
