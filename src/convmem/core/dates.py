@@ -209,8 +209,10 @@ def find_dates(f: _Finds) -> None:
             end = _DAY_AFTER.match(t, m.end())
             if end is not None and d < int(end[1]) <= 31 and f.free(*end.span(1)):
                 # "may 22 to 27", "March 14 to Sunday the 16th": the end of the span
-                last = f"{value[: -len('DD')]}{int(end[1]):02d}"
-                f.add(Value(end[1] + (end[2] or ""), "date", last, None, end.start(1), end.end()))
+                closing = f"{value[: -len('DD')]}{int(end[1]):02d}"
+                f.add(
+                    Value(end[1] + (end[2] or ""), "date", closing, None, end.start(1), end.end())
+                )
     for m in _END_OF.finditer(t):
         if f.free(*m.span()):
             f.add(Value(m.group(), "date", f"{m[1]}-12-31", None, *m.span()))
