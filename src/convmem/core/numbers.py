@@ -55,7 +55,7 @@ __all__ = ["Value", "find_numbers", "parse_chinese_number"]
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _MULT = (
-    r"(?:[kK](?![a-zA-Z])|[mM](?=\b)(?!\s*(?:s\b|in\b|inute|eter|etre))"
+    r"(?:[kK](?![a-zA-Z])|[mM](?=\b|美元|美金|刀|人民币|欧元)(?!\s*(?:s\b|in\b|inute|eter|etre))"
     r"|million|mn|bn|billion|千万|百万|万|千(?!卡)|亿|w(?![a-zA-Z]))"
 )
 
@@ -87,7 +87,9 @@ _SIZE_LETTER = {"T": "TB", "G": "GB", "M": "MB", "K": "KB"}
 _LATIN_NOUN = re.compile(r"([A-Za-z][A-Za-z_-]{1,30})(?![A-Za-z0-9_\u3400-\u9fff])")
 #: An age said with the person: "I'm 34", "they're both 15", "turned 50 in January".
 _AGE = re.compile(
-    r"\b(?:i'm|i am|he's|he is|she's|she is|they're both|they are both|i was|he was|she was)"
+    r"\b(?:i'm|i am|he's|he is|she's|she is|they're both|they are both|i was|he was|she was"
+    r"|(?:my|our|his|her|their)\s+(?:\w+\s+)?(?:son|daughter|kid|boy|girl|baby|wife|husband"
+    r"|mom|mum|dad|brother|sister|grandson|granddaughter|dog|cat|puppy|kitten|pup)\s+(?:is|was))"
     r"(?:\s+(?:like|about|only|just|now|almost|nearly))?\s+(?P<n>\d{1,3})"
     r"(?!\d|[.,:]\d|[%/'’′\"-])"
     r"(?!\s*(?:and\s+\d|(?!(?:now|this|next|and|but|so|today|when|yet|years?\s+old)\b)[A-Za-z%$]))"

@@ -80,6 +80,7 @@ _GLUED_NAMES = frozenset(
 _BARE_VERSION = re.compile(
     r"(?<![A-Za-z0-9_.$€£¥])(\d+(?:\.\d+)*)(?![A-Za-z0-9_%]|\.\w|\s?(?:%|[kK]\b))"
 )
+_ANY_PATCH = re.compile(r"(?<![A-Za-z0-9_.$€£¥])(\d+(?:\.\d+)*\.[xX*])(?![\w.])")
 #: "镜像版本 1.5", "version: 2": a number right after the word is a version, of anything.
 _VERSION_WORD_BEFORE = re.compile(
     r"(?:版本号?|\bversion|\bver\.?|\bmsrv(?:\s+is)?|~>|==|\^)\s*(?:是|为|:|：|=)?\s*$", re.I
@@ -102,6 +103,9 @@ def find_versions(f: _Finds) -> None:
         if unit is not None and (is_cjk(t[m.end()]) or unit[1] != "duration" or t[m.end()] == " "):
             continue  # "node 20 个", "python 3 weeks": a count, not a version
         f.add(Value(m[1], "version", m[1], None, *m.span()))
+    for m in _ANY_PATCH.finditer(t):  # "Python 3.12.x", "node 18.x": any patch of it
+        if f.free(*m.span(1)) and _names_version(t[max(0, m.start() - 30) : m.start()], m[1]):
+            f.add(Value(m[1], "version", m[1], None, *m.span(1)))
     for m in _GLUED_VERSION.finditer(t):
         if m[1].lower() in _GLUED_NAMES and f.free(*m.span(2)):
             f.add(Value(m[2], "version", m[2], None, *m.span(2)))
