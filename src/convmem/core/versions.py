@@ -97,14 +97,14 @@ def find_versions(f: _Finds) -> None:
         if f.free(*m.span()) and not re.match(r"\d+\.\d+\.\d+\.\d+$", m[1]):
             f.add(Value(m.group(), "version", m[1], None, *m.span()))
     for m in _BARE_VERSION.finditer(t):
-        if not f.free(*m.span()) or not _names_version(t[max(0, m.start() - 30) : m.start()], m[1]):
+        if not f.free(*m.span()) or not _names_version(t, m.start(), m[1]):
             continue
         unit = f.unit_at(m.end())
         if unit is not None and (is_cjk(t[m.end()]) or unit[1] != "duration" or t[m.end()] == " "):
             continue  # "node 20 个", "python 3 weeks": a count, not a version
         f.add(Value(m[1], "version", m[1], None, *m.span()))
     for m in _ANY_PATCH.finditer(t):  # "Python 3.12.x", "node 18.x": any patch of it
-        if f.free(*m.span(1)) and _names_version(t[max(0, m.start() - 30) : m.start()], m[1]):
+        if f.free(*m.span(1)) and _names_version(t, m.start(), m[1]):
             f.add(Value(m[1], "version", m[1], None, *m.span(1)))
     for m in _GLUED_VERSION.finditer(t):
         if m[1].lower() in _GLUED_NAMES and f.free(*m.span(2)):
@@ -135,9 +135,10 @@ _LOWER_BEFORE = re.compile(r"(?:(?<!~)>=?|≥|不低于|至少|at least)\s*$", r
 _UPPER_BEFORE = re.compile(r"(?:<=?|≤|不高于|最多|at most)\s*$", re.I)
 
 
-def _names_version(before: str, number: str) -> bool:
-    """Whether the text before a number makes it a version: "Python 3.12", "node 20",
-    "python 用3.10", "版本 1.5"; a name we do not know only with a dotted number."""
+def _names_version(text: str, start: int, number: str) -> bool:
+    """Whether the words before ``number`` (at ``start``) make it a version: "Python 3.12",
+    "node 20", "python 用3.10", "版本 1.5"; a name we do not know only with a dotted number."""
+    before = text[max(0, start - 30) : start]
     if _VERSION_WORD_BEFORE.search(before):
         return True
     product = _PRODUCT_BEFORE.search(before)
@@ -158,9 +159,7 @@ def _names_version(before: str, number: str) -> bool:
         return True  # "node 20", "Go 1.22"; not "let's go 2 rounds", "win 3 more games"
     if "." not in number:
         return False
-    return name in known_products() or (
-        product["name"][0].isupper() and not product["name"].isupper()
-    )
+    return known or (product["name"][0].isupper() and not product["name"].isupper())
 
 
 @lru_cache(maxsize=1)
