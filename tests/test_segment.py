@@ -150,6 +150,26 @@ def test_questions_and_reasons_split_off() -> None:
     ]
 
 
+def test_a_result_after_so_is_a_clause_of_its_own() -> None:
+    assert _clauses("she's celiac so the place has to handle gluten free properly") == [
+        "she's celiac",
+        "the place has to handle gluten free properly",
+    ]
+    assert _clauses("he hates clutter so nothing that just sits on a shelf") == [
+        "he hates clutter",
+        "nothing that just sits on a shelf",
+    ]
+    # a purpose stays with what it is for
+    assert _clauses("I'd prefer somewhere quieter so my mother can hear") == [
+        "I'd prefer somewhere quieter so my mother can hear"
+    ]
+    assert _clauses("it's so the cat can get out") == ["it's so the cat can get out"]
+    # without a comma in Chinese too, but not 之所以 or 所以说
+    assert _clauses("我有一只猫所以房东得允许养宠物") == ["我有一只猫", "所以房东得允许养宠物"]
+    assert _clauses("我想去但是没时间") == ["我想去", "但是没时间"]
+    assert _clauses("之所以选它是因为便宜") == ["之所以选它是因为便宜"]
+
+
 def test_openers_are_trimmed_and_kept() -> None:
     (clause,) = [
         c for s in sentences("Actually, use Memcached rather than Redis.") for c in clauses(s)

@@ -717,7 +717,8 @@ THIS_MUST = re.compile(
 )
 #: A lasting change in a person's life, told: "Ben just turned 12", "I got promoted to shift
 #: lead", "I took up walking after dinner", "健身半年了",
-#: "最近迷上烘焙了", "我不太能吃辣", and an age said alone ("they're both 15").
+#: "最近迷上烘焙了", "我不太能吃辣", an age said alone ("they're both 15") and a lasting
+#: trait of diet or health ("she's celiac").
 LIFE_FACT = re.compile(
     r"^(?:(?:oh|and|so|also|well|btw|anyway|update)[\s,:]+)*(?:[\w'-]+\s+){0,2}?"
     r"(?:(?:just\s+)?turned\s+\d+\b|got\s+(?:promoted|engaged|married|divorced|hired|laid off"
@@ -725,6 +726,12 @@ LIFE_FACT = re.compile(
     r"(?:\s+at|\s+as)?)\b)"
     r"|^(?:[\w'-]+\s+){0,2}?(?:i'm|i am|he's|he is|she's|she is|they're both|they are both)"
     r"\s+(?:just\s+|now\s+|only\s+)?\d{1,3}(?:\s+(?:now|years old))?\s*[.!]?$"
+    # a lasting trait said alone: "she's celiac", "my dad is diabetic", "we're both vegan"
+    r"|^(?:[\w'-]+\s+){0,2}?(?:i'm|i am|he's|he is|she's|she is|they're|they are|we're|we are"
+    r"|(?:my|our|his|her|their)\s+[\w-]+(?:'s)?\s+(?:is|are))\s+(?:both\s+|all\s+|also\s+|now\s+"
+    r"|actually\s+|strictly\s+)*(?:celiac|coeliac|vegan|vegetarian|pescatarian|diabetic|pregnant"
+    r"|lactose[ -]intolerant|gluten[ -]intolerant|allergic to [\w -]{2,20}|kosher|halal|deaf"
+    r"|colou?rblind|left-handed|sober|teetotal)\s*[.!]?$"
     r"|^[^，,。！!？?]{0,6}(?:[一两二三四五六七八九十半\d]+(?:个)?(?:年|月)了|迷上[^，,。！!？?]{1,8}了"
     r"|不太能吃[^，,。！!？?]{1,4}$)",
     _I,

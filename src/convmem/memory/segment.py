@@ -542,7 +542,10 @@ _SPLIT_EN = re.compile(
     r"|(?:,|(?<![\s,]))\s+(?:but|although|though|whereas|while|however|because|since|so that"
     r"|as long as)\s+(?!of\b)"
     r"|,\s+yet\s+"  # (without a comma "yet" is the adverb: "we haven't decided yet between…")
-    r"|,\s*so\s+|(?<!\s)\s+so\s+(?=(?:i|we|you|it|they|that|this|let's|please)\b)"
+    r"|,\s*so\s+|(?<!\s)\s+so\s+(?=(?:i|we|you|it|they|he|she|that|this|let's|please)\b"
+    # a result, not a purpose: "so the place has to…", not "so my mother can hear"
+    r"|(?:the|my|our|his|her|their|everything|nothing|anything|all|every|each)\b"
+    r"(?!(?:\s+[\w'-]+){0,3}\s+(?:can|could|will|would|won't|get|gets|(?:have|has)(?!\s+to))\b))"
     r"|(?<!\s)\s+[—–]\s+|(?<!\s)\s+-{1,2}\s+|(?<!\s)\s*—\s*"
     r"|,\s+(?:which|and then|then|plus|also|otherwise|anyway|anyways)\s+"
     r"|,\s+(?=(?:if|unless|when|once|until|before|after)\s+(?:i|we|you|it|they|the|there|that"
@@ -564,6 +567,7 @@ _SPLIT_ZH = re.compile(
     r"[；;]\s*"
     r"|(?:，|,(?!\d{3}))\s*(?=(?:但是|但|不过|可是|所以|因此|因为|而且|并且|另外|还有|然后|同时|此外|否则|"
     r"以及|顺便|对了|哦对|另|再就是|其次|最后|首先))"
+    r"|(?<=[\u4e00-\u9fff])(?<!之)(?=(?:所以|但是|可是|因此)(?!说))"
     r"|(?:，|,(?!\d{3}))\s*(?=[^，,。]{0,12}(?:吗|呢|么|嘛)[？?]?\s*$)"
     r"|(?:，|,(?!\d{3}))\s*(?=[^，,。]*[？?]\s*$)"
 )
