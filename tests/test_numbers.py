@@ -131,6 +131,9 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("5月31号前", [("5月31号", "date", "05-31", None, None, "upper")]),
     # a day of the month alone: of the month said before it, else of no month said
     ("出发改成2号", [("2号", "date", "---02", None, None, None)]),
+    # the day in digits with nothing after it, as chat writes it
+    ("cofounder说应该6月15 太赶了", [("6月15", "date", "06-15", None, None, None)]),
+    ("6月15前交", [("6月15", "date", "06-15", None, None, "upper")]),
     ("每月十五号发工资", [("十五号", "date", "---15", None, None, None)]),
     (
         "3月12号去，19号回",

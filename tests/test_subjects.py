@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from convmem.memory.subjects import named_choices, read, subject_key
+from convmem.memory.subjects import named_choices, owner, read, subject_key
 
 
 @pytest.mark.parametrize(
@@ -29,6 +29,9 @@ from convmem.memory.subjects import named_choices, read, subject_key
         ("I've got the tests passing with requests", ("requests",)),
         # names that are not everyday words count as they are
         ("let's move from redis to valkey", ("redis", "valkey")),
+        # beside Chinese characters, with no space
+        ("数据库用mysql", ("mysql",)),
+        ("换成postgres吧", ("postgres",)),
     ],
 )
 def test_named_choices(text: str, names: tuple[str, ...]) -> None:
@@ -52,6 +55,15 @@ def test_named_choices(text: str, names: tuple[str, ...]) -> None:
         ("let us forget the parking budget", "parking budget"),
         ("I'm not gonna forget a single minute of that concert", None),
         ("It doesn't matter if they never wear it, the gift is the thought", None),
+        # other words for withdrawing, and a plan called off
+        ("scrap the dark mode idea, not worth it right now", "dark mode"),
+        ("disregard the airport thing we're renting a car", "airport"),
+        ("lake house is off, were staying home", "lake house"),
+        ("博物馆不去了", "博物馆"),
+        ("IE11那个不算 产品说不用管", "IE11"),
+        ("刚才说的预算作废", "预算"),
+        # what was said before, not a thing it names: the item just before (a scratch)
+        ("之前说的那个不算", None),
     ],
 )
 def test_only_an_instruction_withdraws(text: str, target: str | None) -> None:
@@ -147,7 +159,31 @@ def test_how_long_something_lasted_is_no_correction(text: str, correction: bool)
         ("lr 应该是2e-5", "lr"),
         ("对了是21号入住", ""),
         ("大概15桌", ""),
+        # a verb and its particle are one thing, however written
+        ("check in is at 3pm", "checkin"),
+        ("check-out is at 11am", "checkout"),
+        # a speaker named in Latin letters is not the subject either
+        ("cofounder说预算是5000", "预算"),
     ],
 )
 def test_the_subject_of_a_changed_value(text: str, key: str) -> None:
     assert subject_key(text) == key
+
+
+@pytest.mark.parametrize(
+    ("text", "who"),
+    [
+        ("我的航班是12号", ""),
+        ("我妹妹的航班是14号", "妹妹"),
+        ("my sister's flight is on the 14th", "sister"),
+        ("his flight lands at 6", "his"),
+        ("my flight lands at 6", ""),
+    ],
+)
+def test_whose_thing_a_clause_names(text: str, who: str) -> None:
+    assert owner(text) == who
+
+
+def test_a_slip_then_the_word_meant_scratches_the_item_before() -> None:
+    assert read("是王玮", "打错了").scratch
+    assert not read("520好记", "我记错了").scratch

@@ -41,7 +41,9 @@ _YEAR_MONTH = re.compile(r"(?<![\d.:/-])((?:19|20)\d{2})-(\d{2})(?![\d-])")
 _CN_DATE = re.compile(
     r"(?:(\d{4}|[二〇零一三四五六七八九]{4})年)?"
     r"(\d{1,2}|[一二三四五六七八九十]{1,3})月"
-    r"(?:(\d{1,2}|[一二三四五六七八九十]{1,3})(?:日|号|號))?"
+    r"(?:(\d{1,2}|[一二三四五六七八九十]{1,3})(?:日|号|號)"
+    # the day in digits with nothing after it, as chat often writes it ("6月15 太赶了")
+    r"|(\d{1,2})(?![\d.])(?=[\s，,。!！?？~～、)）]|$|前|后|之前|之后|左右|那天|当天|到|至))?"
 )
 #: A day of the month alone ("2号走", "每月15号"); not a house number ("景山前街4号"),
 #: an ordinal ("第2号") or a name ("2号线", "3号厅", "5号电池", "38号鞋").
@@ -155,7 +157,7 @@ def find_dates(f: _Finds) -> None:
         if not f.free(*m.span()):
             continue
         month = small_int(m[2])
-        day = small_int(m[3]) if m[3] else None
+        day = small_int(m[3] or m[4]) if m[3] or m[4] else None
         year = _year(m[1]) if m[1] else None
         if not month or not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):
             continue

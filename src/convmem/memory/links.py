@@ -442,7 +442,7 @@ def relate(
     names = set(reading.names)
     categories = {subjects.category(n) for n in names} - {None}
     scored: list[tuple[int, int, MemoryItem]] = []
-    named: set[str] = set()  # items whose words name the candidate's subject
+    named: set[str] = set()  # items that name the candidate's subject, or its kind of thing
     for n, item in enumerate(pool):
         score = 0
         overlap = _overlap(cand.topic, item.topic) if cand.topic and item.topic else 0
@@ -488,6 +488,7 @@ def relate(
                 score += 1  # the value put right is near the new one (14 lbs, then 15.5)
         if same_kind_of_thing:
             score += 3
+            named.add(item.id)  # another name of the same kind: what it names is the subject
         score += 2 * min(overlap, 2)
         if cand.topic and item.topic and cand.topic == item.topic:
             score += 1
@@ -524,7 +525,10 @@ def relate(
             return Link("supersedes", pool[-1], "scratch that: the item just before")
         latest = _latest_value(cand, pool, change_only)
         return Link("supersedes", *latest) if latest else None
-    # 2. no cue: the same subject with a different value is a dispute
+    # 2. no cue: the same subject with a different value is a dispute (not a value
+    # supposed: "如果预算是8000的话能住什么酒店", "if we were 12 people")
+    if "act:hypothetical" in cand.act.features:
+        return None
     for score, _, item in scored:
         if score < 5 or item.kind not in ("fact", "constraint", "decision"):
             continue
@@ -532,6 +536,8 @@ def relate(
             continue  # two values side by side ("Offer A: $92k base. Offer B: $105k base")
         if not _same_subject(cand.topic, item.topic):
             continue  # "timeout of service1" and "timeout of service2" are two things
+        if subjects.owner(cand.content) != subjects.owner(item.content):
+            continue  # "我妹妹的航班是14号" is not "我的航班是12号" disputed
         if cand.kind not in ("fact", "constraint", "decision"):
             continue
         if _conditions(cand.numbers) != _conditions(item.numbers):

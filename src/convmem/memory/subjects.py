@@ -74,9 +74,9 @@ ALTERNATIVES: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 _CATEGORY = {name: cat for cat, names in ALTERNATIVES.items() for name in names}
 _NAME = re.compile(
-    r"(?<![\w.-])("
+    r"(?<![.\-]|[^\W\u3400-\u9fff])("
     + "|".join(re.escape(n) for n in sorted(_CATEGORY, key=len, reverse=True))
-    + r")(?![\w-])",
+    + r")(?![\-]|[^\W\u3400-\u9fff])",
     _I,
 )
 
@@ -146,7 +146,9 @@ _EN_SPEAKER = re.compile(
     _I,
 )
 #: Who says or thinks what follows ("我老婆觉得", "运维说"): the claim's subject comes after.
-_ZH_SPEAKER = re.compile(r"^[^，,。；;]{0,8}?(?:觉得|认为|表示|说)(?!错|好|定|了)")
+_ZH_SPEAKER = re.compile(
+    r"^(?:[A-Za-z][A-Za-z-]{0,15}\s*|[^，,。；;]{0,8}?)(?:觉得|认为|表示|说)(?!错|好|定|了)"
+)
 _ZH_SUBJECT_STRIP = re.compile(r"^(?:把|将|给|让|就|都|还|也|再|先|然后|另外|还有)|(?:的)$")
 
 #: "rather than X", "instead of X", "not X"; in English an old value must look like one
@@ -219,8 +221,9 @@ _CORRECTION = re.compile(
     r"^(?:actually|correction|scratch that|wait|sorry|oops|my bad|not quite|hold on|update)\b"
     r"|\b(?:make it|make that|change (?:it|that|this) to|change to|switch to|switching to"
     r"|instead of|rather than|should be \S+ instead|use \S+ instead|instead|i meant|i mean"
+    r"|changed my mind|change of plans?|on second thought"
     r"|meant to say|not \S+ but|correction:|typo)\b"
-    r"|改成|改为|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|不对[\s，,]*是\s*(?:[A-Za-z0-9.+\-]+|[零一二两三四五六七八九十百千万]+)[。！!]?$|[记看写打听]错了|我是说|算了|最后定了|最终定了|调成|调到|改到"
+    r"|改成|改为|改去|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|不对[\s，,]*是\s*(?:[A-Za-z0-9.+\-]+|[零一二两三四五六七八九十百千万]+)[。！!]?$|[记看写打听]错了|我是说|算了|最后定了|最终定了|调成|调到|改到"
     # a change of what was said: "we're 13 now", "the exam moved to May 24", "现在是"
     # ("seven years now" is how long something has lasted, not a new value)
     # ("right now", "for now", "what to do now" say when, not that something changed)
@@ -269,17 +272,23 @@ _CHANGE = re.compile(
 )
 _SCRATCH = re.compile(
     r"\b(?:scratch that|never ?mind|nvm|forget (?:that|it|what i said)|ignore (?:that|what i said)"
-    r"|disregard (?:that|my last))\b|算了|当我没说|刚才说的不算|不对",
+    r"|disregard (?:that|my last))\b|算了|当我没说|(?:刚才|之前|前面|上面)说的(?:那个|那些)?不算|不对"
+    # a slip, then the word meant: "打错了 是王玮" (not "我记错了 520好记", a remark)
+    r"|^(?:我|刚才|刚刚)*[说打记写看听]错了[\s，,]*是",
     _I,
 )
 #: What a retraction withdraws. Compiled on first use (some 14 ms, and most
 #: processes never see a retraction): see :func:`_retract_pattern`.
 _RETRACT_SOURCE = (
-    r"\b(?:(?:forget|scratch|drop|skip) (?:about )?(?:what i said about )?(?:the )?"
+    r"\b(?:(?:forget|scratch|scrap|drop|skip|disregard) (?:about )?(?:what i said about )?(?:the )?"
     r"(?P<a>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit)\b"
     r"|forget (?:about )?(?:what i said about )?(?:the )?(?P<h>[\w\s'-]{2,40})"
     r"|never ?mind (?:about |on )?(?:the )?(?P<i>[\w\s'-]{2,30})"
-    r"|ignore (?:what i said about |the )?(?P<b>[\w\s-]{2,40}?)(?: thing| part| requirement)?"
+    r"|(?:ignore|disregard) (?:what i said about |the )?(?P<b>[\w\s-]{2,40}?)"
+    r"(?: thing| part| requirement)?"
+    # a plan called off: "lake house is off", "the dinner is cancelled"
+    r"|^\W*(?:(?:ok|so|actually|also|oh|and|but|nah|welp)[\s,]+)*(?:the )?(?P<p>[\w\s'-]{2,30}?)"
+    r" (?:is|are|'s) (?:off|cancell?ed|called off)(?! to\b)"
     r"|(?:the )?(?P<c>[\w\s-]{2,30}?) (?:doesn't|does not|no longer) matter(?:s)?(?: anymore)?"
     r"|(?:the )?(?P<j>[\w\s-]{2,30}?) (?:is|are) no longer (?:a requirement|needed|required"
     r"|necessary|a priority|a thing)"
@@ -297,10 +306,12 @@ _RETRACT_SOURCE = (
     r" (?:ignore|forget|scratch|drop) (?:that|it))\b"
     r"|(?P<f>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个"
     r"|的事|的要求|那条)?(?:先)?(?:不用管了|不用考虑了|不需要了"
-    r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不做了|不搞了)"
+    r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不做了|不搞了|不去了|不买了|不订了)"
     # "删掉" alone is a task ("把这个函数删掉"); after 那条 it withdraws what was said
     r"|(?P<k>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个|那条|这条|的要求|的规则)(?:先)?"
-    r"(?:删掉|去掉|删了|作废)"
+    r"(?:删掉|去掉|删了|作废|不算了?|别管了|不用管了?)"
+    # "刚才说的预算作废": what was said, void
+    r"|(?:刚才|之前|前面)说的(?P<q>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:作废|不算了?)"
     r"|(?:别管|不用管|不用考虑|取消|先不搞|先别搞|先不做|先不要)(?P<g>[\u3400-\u9fffA-Za-z0-9]{1,10})"
     r"|^先别(?P<h2>[\u3400-\u9fff]{1,4})"
     # "停车的事忘掉吧": 忘掉 after what it names ("我忘了" alone is forgetting)
@@ -308,9 +319,10 @@ _RETRACT_SOURCE = (
 )
 #: Words one of which every retraction above holds: the costly search runs only then.
 _RETRACT_WORDS = re.compile(
-    r"forget|scratch|drop|skip|never|ignore|matter|no need|no longer|need [^.!?\n]{0,60}any ?more"
+    r"forget|scratch|scrap|drop|skip|never|ignore|disregard|matter|no need|no longer"
+    r"|need [^.!?\n]{0,60}any ?more|\b(?:off|cancell?ed)\b"
     r"|不用|不需要|不要了|不管了|就算了|取消|可以不管|先放一放|不做了|不搞了|别管|先不|先别"
-    r"|删掉|去掉|作废|忘掉",
+    r"|删掉|去掉|作废|忘掉|不算|不去了|不买了|不订了",
     _I,
 )
 
@@ -342,9 +354,14 @@ def _told(text: str, start: int) -> bool:
     )
 
 
+_SAID_BEFORE = re.compile(r"(?:刚才|之前|前面|上面|我)?(?:说|讲|提)的")
+
+
 def _names_something(target: str) -> bool:
     """A retraction target that names a thing or a value ("the budget", "the 6 hour"),
-    not "it" or "that"."""
+    not "it", "that" or "之前说的" (what was said before: see ``_SCRATCH``)."""
+    if _SAID_BEFORE.fullmatch(target.strip()):
+        return False
     return bool(_CJK.search(target)) or any(
         (len(w) >= 3 and w not in _STOP) or any(c.isdigit() for c in w)
         for w in re.findall(r"[\w'-]+", target.lower())
@@ -417,9 +434,15 @@ def named_choices(text: str) -> tuple[str, ...]:
     return tuple(n for n, _ in kept if n not in EVERYDAY_NAMES or n in _AS_TOOL or technical)
 
 
+#: A verb and its particle name one thing: "check in" is not "check out".
+#: (written as one word, as "checkin" and "check-in" often are)
+_PHRASAL = re.compile(r"\b(check|log|sign|clock|pick|drop|set|start|warm|cool|wake|kick|move)"
+                      r"(?:\s+|-)(in|out|up|off|on)\b")  # fmt: skip
+
+
 def _content_words(np: str) -> list[str]:
     words = []
-    for w in re.findall(r"[\w./+#-]+", np.lower()):
+    for w in re.findall(r"[\w./+#-]+", _PHRASAL.sub(r"\1\2", np.lower())):
         w = w.strip(".-")
         if not w or w in _STOP or w.isdigit() or len(w) < 2:
             continue
@@ -589,6 +612,24 @@ def _bare_head(head: str) -> str:
     return _ZH_NOT_SUBJECT_END.sub("", _ZH_NOT_SUBJECT.sub("", head)).strip()
 
 
+#: Whose thing a clause is about, when it names someone else's: "我妹妹的航班", "my sister's
+#: flight", "his flight".
+_OWNER = re.compile(
+    r"(?:^|(?<=[\s，,。]))(?:我们?|咱们?)?(?P<zh>妹妹|姐姐|哥哥|弟弟|老公|老婆|妈妈?|爸爸?|儿子|女儿"
+    r"|同事|朋友|男朋友|女朋友|室友|老板|他们?|她们?)的"
+    r"|\b(?:(?:my|our)\s+(?P<en>[a-z]+)'s|(?P<pron>his|her|their))\s+[a-z]",
+    _I,
+)
+
+
+def owner(text: str) -> str:
+    """Whose thing the clause names if not the speaker's own ("" for the speaker's)."""
+    m = _OWNER.search(text)
+    if m is None:
+        return ""
+    return (m["zh"] or m["en"] or m["pron"]).lower()
+
+
 def subject_words(key: str) -> set[str]:
     """The parts of a key two clauses can share (words, or CJK bigrams)."""
     out: set[str] = set()
@@ -603,11 +644,14 @@ def subject_words(key: str) -> set[str]:
 
 #: Someone else's claim: "my husband thinks dinner's at 3", "someone on the team says…".
 THIRD_PARTY = re.compile(
-    r"\b(?:my|our|the|his|her)\s+(?:\w+\s+){1,2}?(?:thinks?|says?|said|claims?|insists?|told me)\b"
+    r"\b(?:my|our|the|his|her)\s+(?:\w+\s+){1,2}?(?:thinks?|says?|said|claims?|insists?|swears?"
+    r"|is sure|is convinced|told me)\b"
     r"|\b(?:someone|somebody|they|he|she)(?:\s+on the \w+)?\s+(?:thinks?|says?|said|claims?)\b"
     r"|\baccording to\b"
     r"|(?:老公|老婆|同事|老板|领导|他|她|他们|有人|运维|产品|妈|爸|女朋友|男朋友|朋友|那边)"
-    r"(?:刚|又|也|还|一直)?(?:说|觉得|认为)",
+    r"(?:刚|又|也|还|一直)?(?:说|觉得|认为)"
+    r"|(?<![A-Za-z])(?:pm|boss|cto|ceo|cofounder|co-founder|founder|manager|lead|client|qa|ops"
+    r"|dba|hr|leader|mentor|tl)\s*(?:说|觉得|认为)",
     _I,
 )
 
