@@ -272,7 +272,8 @@ _CHANGE = re.compile(
 )
 _SCRATCH = re.compile(
     r"\b(?:scratch that|never ?mind|nvm|forget (?:that|it|what i said)|ignore (?:that|what i said)"
-    r"|disregard (?:that|my last))\b|算了|当我没说|(?:刚才|之前|前面|上面)说的(?:那个|那些)?不算|不对"
+    r"|disregard (?:that|my last))\b|算了|当我没说|不对"
+    r"|(?:刚才|之前|前面|上面)说的(?:那个|那些)?不算"
     # a slip, then the word meant: "打错了 是王玮" (not "我记错了 520好记", a remark)
     r"|^(?:我|刚才|刚刚)*[说打记写看听]错了[\s，,]*是",
     _I,
