@@ -123,6 +123,40 @@ def test_missing_file_and_unknown_session_are_clear_errors(cli: Cli, tmp_path: P
     assert export.code != 0 and "no session 'ghost'" in export.err
 
 
+def test_a_stored_event_sent_again_with_other_text_is_reported(cli: Cli, tmp_path: Path) -> None:
+    first = write_events(tmp_path / "a.jsonl", _conversation(n=4))
+    assert cli("ingest", str(first)).code == 0
+    changed = _conversation(n=4)
+    changed[2]["text"] = "turn 3: the budget is 9999 tokens"
+    second = cli("ingest", str(write_events(tmp_path / "b.jsonl", changed)))
+    assert second.code == 1
+    assert f"{tmp_path / 'b.jsonl'}:3: its (session, seq) is already stored" in second.err
+    assert "0 new events, 4 already present" in second.out
+    # the stored text stays, nothing is added
+    rows = cli("export", "--session", "s1").json()["tables"]["events"]
+    assert [r["text"] for r in rows][2] == "turn 3: the budget is 1003 tokens"
+    # the same text again is no conflict
+    again = cli("ingest", str(first))
+    assert again.code == 0 and "ignored" not in again.err
+
+
+def test_an_unreadable_file_costs_only_itself(cli: Cli, tmp_path: Path) -> None:
+    good = write_events(tmp_path / "good.jsonl", _conversation(n=4))
+    result = cli("ingest", str(tmp_path / "missing.jsonl"), str(tmp_path), str(good))
+    assert result.code == 1
+    assert "missing.jsonl is not a readable file" in result.err
+    assert "is a folder" in result.err
+    assert result.out.startswith("4 new events")
+
+
+def test_a_forced_format_that_fits_no_line_fails(cli: Cli, tmp_path: Path) -> None:
+    path = write_events(tmp_path / "e.jsonl", _conversation(n=4))
+    result = cli("ingest", "--format", "claude-code", str(path))
+    assert result.code == 1
+    assert "no line holds an event in the claude-code format" in result.err
+    assert cli("ingest", str(path)).out.startswith("4 new events")
+
+
 def test_purge_needs_yes_and_only_touches_one_session(cli: Cli, tmp_path: Path) -> None:
     path = write_events(tmp_path / "two.jsonl", _conversation("a", 6) + _conversation("b", 6))
     cli("ingest", str(path))

@@ -165,8 +165,8 @@ def test_a_repeated_seq_with_other_text_is_counted(cli: Cli, tmp_path: Path) -> 
     path = write_events(tmp_path / "t.jsonl", events)
     for _ in range(2):  # the second run reads the same repeat again
         result = cli("ingest", str(path))
-        assert result.code == 0
-        assert "1 line repeated a (session, seq) with different text and was ignored" in (
+        assert result.code == 1  # something was ignored
+        assert "1 line gave a (session, seq) already read or stored with different text" in (
             result.out
         )
         assert f"{path}:3: repeats" in result.err

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from convmem.core.constants import (
@@ -176,6 +176,9 @@ class CaptureResult:
     truncated: int = 0
     #: ... of which the archive does not hold the whole either.
     lost: int = 0
+    #: (session, seq) of duplicates whose stored text differs from the one sent: the
+    #: stored one stays, as for any duplicate, but a reader of files should hear of it.
+    changed: list[tuple[str, int]] = field(default_factory=list)
 
     def add(self, other: CaptureResult) -> None:
         self.inserted += other.inserted
@@ -183,6 +186,7 @@ class CaptureResult:
         self.archived += other.archived
         self.truncated += other.truncated
         self.lost += other.lost
+        self.changed += other.changed
 
 
 class Capture:
@@ -268,6 +272,8 @@ class Capture:
                 inserted = self._insert(session_id, rows)
                 result.inserted += inserted
                 result.duplicates += len(rows) - inserted
+                if inserted < len(rows):
+                    result.changed += self._changed(session_id, rows)
                 if inserted:
                     result.archived += self.store.insert_archive(archives)
                     self.store.touch_session(session_id)
@@ -275,6 +281,11 @@ class Capture:
                         session_id, "last_event_seq", max(r[1] for r in rows)
                     )
         return result
+
+    def _changed(self, session_id: str, rows: list[tuple[Any, ...]]) -> list[tuple[str, int]]:
+        """The rows whose (session, seq) the store holds with another text."""
+        stored = {e.seq: e.content_hash for e in self.store.events_by_seq(session_id, [r[1] for r in rows])}
+        return [(session_id, r[1]) for r in rows if stored.get(r[1], r[13]) != r[13]]
 
     def _insert(self, session_id: str, rows: list[tuple[Any, ...]]) -> int:
         """Insert one session's rows; the new ones behind the extraction cursor are queued.

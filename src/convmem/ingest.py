@@ -39,7 +39,8 @@ class LineProblem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}"
+        # line 0: the whole file (it could not be read, or held no event of its format)
+        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
 
 
 @dataclass
@@ -72,8 +73,9 @@ class IngestReport:
         if self.conflicts:
             n = len(self.conflicts)
             repeated = (
-                f", {n} line{'s' if n != 1 else ''} repeated a (session, seq) with different"
-                f" text and {'were' if n != 1 else 'was'} ignored (the first one stays)"
+                f", {n} line{'s' if n != 1 else ''} gave a (session, seq) already read or stored"
+                f" with different text and {'were' if n != 1 else 'was'} ignored (the first"
+                " one stays)"
             )
         return (
             f"{self.inserted} new events, {self.duplicates} already present, "
@@ -275,6 +277,7 @@ def ingest_file(
     name = "<stdin>" if stdin else str(path)
     report.files += 1
     batch: list[Event] = []
+    line_of: dict[tuple[str, int], int] = {}  # the line each event of the batch came from
 
     def flush() -> None:
         if batch:
@@ -283,7 +286,10 @@ def ingest_file(
             report.duplicates += result.duplicates
             report.truncated += result.truncated
             report.lost += result.lost
+            for key in result.changed:
+                report.conflicts.append(LineProblem(name, line_of.get(key, 0), _STORED_OTHER))
             batch.clear()
+            line_of.clear()
 
     try:
         with nullcontext(sys.stdin.buffer) if stdin else open_binary(path) as fh:
@@ -326,6 +332,7 @@ def ingest_file(
                     report.events += 1
                     report.sessions.add(event.session_id)
                     batch.append(event)
+                    line_of[(event.session_id, event.seq)] = line_no
                 if len(batch) >= BATCH:
                     flush()
             flush()
@@ -365,6 +372,7 @@ def _is_export(path: Path) -> bool:
 
 
 _CONFLICT = "repeats an earlier line's (session, seq) with different text; the first one stays"
+_STORED_OTHER = "its (session, seq) is already stored with different text; the stored one stays"
 
 
 def _hint(message: str, session: str | None) -> str:

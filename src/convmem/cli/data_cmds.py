@@ -37,10 +37,11 @@ def ingest(
     """Read event files into the store (re-reading a file changes nothing).
 
     A file named - is standard input. Bad lines are reported with file and line
-    number and skipped; the rest goes in. Exit status is 1 when any line was bad (or a
-    file could not be read), 0 otherwise.
+    number and skipped, and so is a file that cannot be read; the rest goes in. Exit
+    status is 1 when anything was skipped or ignored, 0 otherwise.
     """
-    from convmem.ingest import IngestReport, ingest_file
+    from convmem.errors import ConvmemError, StoreError
+    from convmem.ingest import IngestReport, LineProblem, ingest_file
 
     runtime = obj.runtime
     report = IngestReport()
@@ -48,18 +49,35 @@ def ingest(
     for name in files:
         path = Path(name)
         size = path.stat().st_size if path.is_file() else 0
-        if sys.stderr.isatty() and size > 5_000_000 and not as_json:
-            with click.progressbar(length=size, label=path.name, file=sys.stderr) as bar:
-                ingest_file(
-                    path,
-                    sink,
-                    fmt=fmt,
-                    session=session,
-                    progress=bar.update,
-                    report=report,
-                )
-        else:
-            ingest_file(path, sink, fmt=fmt, session=session, report=report)
+        try:
+            if sys.stderr.isatty() and size > 5_000_000 and not as_json:
+                with click.progressbar(length=size, label=path.name, file=sys.stderr) as bar:
+                    ingest_file(
+                        path,
+                        sink,
+                        fmt=fmt,
+                        session=session,
+                        progress=bar.update,
+                        report=report,
+                    )
+            else:
+                ingest_file(path, sink, fmt=fmt, session=session, report=report)
+        except StoreError:
+            raise  # the store, not the file: the next file would fail the same way
+        except ConvmemError as exc:
+            if len(files) == 1:
+                raise  # the one file named: one sentence says it all
+            # one file that cannot be read costs that file, not the others
+            report.problems.append(LineProblem(name, 0, str(exc)))
+    if fmt != "auto" and report.lines and not report.events and report.ignored:
+        report.problems.append(
+            LineProblem(
+                files[0] if len(files) == 1 else "input",
+                0,
+                f"no line holds an event in the {fmt} format; is it another one?"
+                " (--format auto detects it)",
+            )
+        )
     if as_json:
         echo_json(report.as_dict())
     else:
@@ -73,7 +91,7 @@ def ingest(
         if cut:
             click.echo(f"note: {cut}", err=True)
         click.echo(report.summary())
-    if report.problems:
+    if report.problems or report.conflicts:
         sys.exit(1)
 
 
