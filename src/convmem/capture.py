@@ -284,7 +284,10 @@ class Capture:
 
     def _changed(self, session_id: str, rows: list[tuple[Any, ...]]) -> list[tuple[str, int]]:
         """The rows whose (session, seq) the store holds with another text."""
-        stored = {e.seq: e.content_hash for e in self.store.events_by_seq(session_id, [r[1] for r in rows])}
+        stored = {
+            e.seq: e.content_hash
+            for e in self.store.events_by_seq(session_id, [r[1] for r in rows])
+        }
         return [(session_id, r[1]) for r in rows if stored.get(r[1], r[13]) != r[13]]
 
     def _insert(self, session_id: str, rows: list[tuple[Any, ...]]) -> int:

@@ -40,7 +40,11 @@ class LineProblem:
 
     def __str__(self) -> str:
         # line 0: the whole file (it could not be read, or held no event of its format)
-        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+        return (
+            f"{self.path}:{self.line}: {self.message}"
+            if self.line
+            else f"{self.path}: {self.message}"
+        )
 
 
 @dataclass
