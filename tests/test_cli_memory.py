@@ -129,3 +129,22 @@ def test_search_is_safe_for_any_text(cli: Cli) -> None:
         assert result.code == 0, (query, result)
     hits = cli("search", "连接池", "--json").json()
     assert any("连接池" in r["text"] for r in hits["evidence"])
+
+
+def test_search_finds_the_start_of_a_longer_word_and_low_scored_items(
+    cli: Cli, tmp_path: Path
+) -> None:
+    events = [
+        ev(1, "user/message", "We decided to use PostgreSQL 16 for storage.", "p"),
+        ev(2, "assistant/message", "I suggest we use Redis for the cache.", "p"),
+        ev(3, "user/message", "Always run the migration scripts before deploying.", "p"),
+    ]
+    cli("ingest", str(write_events(tmp_path / "p.jsonl", events)))
+    for query, words in (("postgres", "PostgreSQL"), ("migrat", "migration"), ("redis", "Redis")):
+        found = cli("search", query, "--session", "p", "--json").json()
+        assert any(words in i["content"] for i in found["items"]), (query, found)
+        # (the assistant's own words are items, never quoted as evidence)
+        quoted = any(words in e["text"] for e in found["evidence"])
+        assert quoted == (query != "redis"), (query, found)
+    # a word shorter than four letters is matched whole, not as a start
+    assert cli("search", "pos", "--session", "p", "--json").json()["items"] == []

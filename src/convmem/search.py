@@ -6,7 +6,8 @@ decisions even when the step's text does not name them, and lifts the turn that
 answers a hit. Search lists only what matches what was typed:
 
 * an item or event matches when it holds one of the query's content words (by its
-  stem, or as the word index holds it, or a Chinese character run of the query), one of its
+  stem, as the word index holds it, or as the start of a longer word: ``postgres``
+  finds "PostgreSQL", ``migrat`` "migration"; or a Chinese character run of the query), one of its
   exact terms (a path, a quoted phrase, an identifier), or one of its numbers;
 * a number matches by value, so ``3000`` finds "3000 tokens" and "3,000 tokens"
   but not "30000"; with a unit (``3000 tokens``) the unit must agree too;
@@ -38,6 +39,10 @@ if TYPE_CHECKING:
 POOL = 100
 #: Exact terms of a query looked up verbatim (numbers, paths, quotes, identifiers).
 MAX_EXACT_TERMS = 12
+#: Query words also looked for as the start of longer words: at least this long ...
+PREFIX_CHARS = 4
+#: ... and at most this many of them.
+MAX_PREFIXES = 6
 STATUSES = ("active", "disputed")
 
 
@@ -51,6 +56,7 @@ class _Query:
     cjk: tuple[str, ...]  # Chinese character windows of the query
     exact: tuple[str, ...]  # paths, quotes and identifiers (numbers are matched by value)
     numbers: tuple[NumberMention, ...]
+    prefixes: tuple[str, ...]  # content words long enough to find longer ones they start
 
     @classmethod
     def of(cls, retriever: Retriever, text: str) -> _Query:
@@ -66,7 +72,10 @@ class _Query:
             # nothing to rank by (an emoji, a symbol): look the text up as it was typed
             exact = (sig.text.strip(),)
         forms = frozenset(word_form(w) for w in words)
-        return cls(sig, frozenset(words), forms, cjk, exact, tuple(found))
+        prefixes = sorted(w for w in words if len(w) >= PREFIX_CHARS and not w.isdigit())
+        return cls(
+            sig, frozenset(words), forms, cjk, exact, tuple(found), tuple(prefixes[:MAX_PREFIXES])
+        )
 
     @property
     def empty(self) -> bool:
@@ -82,6 +91,8 @@ class _Query:
         if self.words and any(stem(w) in self.words for w in latin_words(low)):
             return True
         if self.forms and not self.forms.isdisjoint(index_words(low)):
+            return True
+        if self.prefixes and any(w.startswith(self.prefixes) for w in latin_words(low)):
             return True
         return bool(self.numbers) and self.number_hit(text)
 
@@ -107,15 +118,21 @@ def _same_unit(a: str | None, b: str | None) -> bool:
 def _items(retriever: Retriever, sid: str, q: _Query) -> list[ScoredItem]:
     """Items of one session that match the query, scored by the ranking formula."""
     store = retriever.store
-    found = {s.item.id: s for s in retriever.retrieve(sid, q.signals, POOL, Scope(sid)).items}
+    ranked = retriever.retrieve(sid, q.signals, POOL, Scope(sid))
+    found = {s.item.id: s for s in ranked.items}
+    seen = {s.item.content_hash for s in ranked.items}
+    for s in ranked.omitted:
+        # a low score keeps an item out of a block, not out of what matches a search
+        if s.item.status in STATUSES and s.item.content_hash not in seen:
+            found.setdefault(s.item.id, s)
+            seen.add(s.item.content_hash)
     newest = store.checkpoint(sid).last_event_seq
-    needles = [*q.exact, *(n.raw for n in q.numbers)][:MAX_EXACT_TERMS]
+    needles = [*q.exact, *(n.raw for n in q.numbers)][:MAX_EXACT_TERMS] + list(q.prefixes)
     for needle in needles:
         for item in store.like_items(sid, [needle], POOL, STATUSES):
-            if item.id not in found:
-                scored = retriever.score(item, q.signals, 0.0, newest)
-                if scored.score >= retriever.min_score:
-                    found[item.id] = scored
+            if item.id not in found and item.content_hash not in seen:
+                found[item.id] = retriever.score(item, q.signals, 0.0, newest)
+                seen.add(item.content_hash)
     return [s for s in found.values() if q.matches(s.item.content)]
 
 
@@ -129,7 +146,7 @@ def _evidence(
     for event, score in retriever.rank_events(sid, q.signals, POOL, Scope(sid)):
         scores[event.seq], events[event.seq] = score, event
     types = retriever.evidence_types
-    needles = [*q.exact, *(n.raw for n in q.numbers)][:MAX_EXACT_TERMS]
+    needles = [*q.exact, *(n.raw for n in q.numbers)][:MAX_EXACT_TERMS] + list(q.prefixes)
     for needle in needles:
         for event in store.events_containing(sid, needle, POOL, types):
             if retriever.quotable(event):
