@@ -69,8 +69,18 @@ def test_export_to_a_missing_folder_is_one_sentence(cli: Cli, tmp_path: Path) ->
     assert line.startswith("Error: ") and "does not exist" in line and "internal" not in line
 
 
+def test_export_to_a_full_device_is_one_sentence(cli: Cli) -> None:
+    assert cli("ingest", str(FIXTURES / "en_basic.jsonl")).code == 0
+    mode = os.stat("/dev/full").st_mode
+    result = cli("export", "--session", "en1", "-o", "/dev/full")
+    assert result.code == 1
+    [line] = result.err.strip().splitlines()
+    assert "cannot write /dev/full: No space left on device" in line and "internal" not in line
+    assert os.stat("/dev/full").st_mode == mode  # a device keeps its permissions
+
+
 @pytest.mark.sqlite_only  # about a data folder's SQLite file
-def test_read_only_commands_never_create_a_data_folder(tmp_path: Path) -> None:
+def test_commands_that_need_a_store_never_create_a_data_folder(tmp_path: Path) -> None:
     missing = tmp_path / "nonexistent" / "dir"
     env = {k: v for k, v in os.environ.items() if k not in ("CONVMEM_STORE", "CONVMEM_HOME")}
     for args in (
@@ -84,6 +94,12 @@ def test_read_only_commands_never_create_a_data_folder(tmp_path: Path) -> None:
         ["skills", "list"],
         ["rules", "show"],
         ["assemble", "--session", "s"],
+        # they change only what a store holds: no store, nothing to change
+        ["retract", "mem_x"],
+        ["forget", "mem_x"],
+        ["promote", "mem_x"],
+        ["resolve", "mem_x"],
+        ["reactivate", "mem_x"],
     ):
         proc = subprocess.run(
             [sys.executable, "-m", "convmem", "--home", str(missing), *args],

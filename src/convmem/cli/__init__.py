@@ -45,8 +45,9 @@ class AppContext:
 
     @property
     def reader(self) -> Any:
-        """The runtime for a command that only reads: a SQLite store that does not
-        exist is reported (one sentence, exit 1) rather than created with its folder."""
+        """The runtime for a command that reads, or changes only what the store already
+        holds (retract, promote…): a SQLite store that does not exist is reported (one
+        sentence, exit 1) rather than created with its folder."""
         if self._runtime is None:
             from convmem.core.store_url import backend_of, sqlite_path
             from convmem.errors import NotFoundError

@@ -155,9 +155,14 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
                 [
                     s["session_id"],
                     s["events"],
-                    s["checkpoints"]["last_event_seq"],
-                    s["checkpoints"]["last_extract_seq"],
-                    s["checkpoints"]["last_assembly_seq"],
+                    *(
+                        "-" if seq < 0 else seq  # -1: nothing yet
+                        for seq in (
+                            s["checkpoints"]["last_event_seq"],
+                            s["checkpoints"]["last_extract_seq"],
+                            s["checkpoints"]["last_assembly_seq"],
+                        )
+                    ),
                 ]
                 for s in data["sessions"]
             ],

@@ -308,7 +308,7 @@ def retract(obj: Any, item_id: str, reason: str) -> None:
     """Withdraw a memory item (it stays in the audit trail)."""
     from convmem.memory import lifecycle
 
-    _lifecycle_result(lifecycle.retract(obj.runtime.store, item_id, reason=reason))
+    _lifecycle_result(lifecycle.retract(obj.reader.store, item_id, reason=reason))
 
 
 @click.command()
@@ -319,7 +319,7 @@ def forget(obj: Any, item_id: str, reason: str) -> None:
     """Retract an item with a reason, and the same clause in its project's other sessions."""
     from convmem.memory import lifecycle
 
-    for item in lifecycle.forget(obj.runtime.store, item_id, reason=reason):
+    for item in lifecycle.forget(obj.reader.store, item_id, reason=reason):
         _lifecycle_result(item)
 
 
@@ -336,7 +336,7 @@ def promote(obj: Any, item_id: str, kind: str) -> None:
     """Accept an assistant proposal as the user's own."""
     from convmem.memory import lifecycle
 
-    _lifecycle_result(lifecycle.promote(obj.runtime.store, item_id, kind=kind))
+    _lifecycle_result(lifecycle.promote(obj.reader.store, item_id, kind=kind))
 
 
 @click.command()
@@ -346,7 +346,7 @@ def resolve(obj: Any, keep_id: str) -> None:
     """Settle a dispute by keeping KEEP_ID; the items it disputed are superseded."""
     from convmem.memory import lifecycle
 
-    for item in lifecycle.resolve(obj.runtime.store, keep_id):
+    for item in lifecycle.resolve(obj.reader.store, keep_id):
         _lifecycle_result(item)
 
 
@@ -357,7 +357,7 @@ def reactivate(obj: Any, item_id: str) -> None:
     """Bring a retracted or superseded item back."""
     from convmem.memory import lifecycle
 
-    _lifecycle_result(lifecycle.reactivate(obj.runtime.store, item_id))
+    _lifecycle_result(lifecycle.reactivate(obj.reader.store, item_id))
 
 
 @click.command("items")

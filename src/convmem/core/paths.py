@@ -144,7 +144,12 @@ def write_private(path: str | os.PathLike[str], text: str) -> None:
         from convmem.errors import ConvmemError
 
         raise ConvmemError(f"cannot write {name}: {exc.strerror}") from None
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        if hasattr(os, "fchmod"):
-            os.fchmod(fh.fileno(), 0o600)
-        fh.write(text)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            if hasattr(os, "fchmod") and os.path.isfile(name):
+                os.fchmod(fh.fileno(), 0o600)
+            fh.write(text)
+    except OSError as exc:  # a full disk, a quota, a device that takes nothing
+        from convmem.errors import ConvmemError
+
+        raise ConvmemError(f"cannot write {name}: {exc.strerror}; nothing else changed") from None
