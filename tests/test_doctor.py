@@ -16,6 +16,8 @@ import sys
 import venv
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO, Cli
 
 BIN = Path(sys.executable).parent  # holds this test run's `convmem` script
@@ -162,3 +164,39 @@ def test_dsh_profiles_are_checked_live(cli: Cli, home: Path, tmp_path: Path) -> 
     broken = cli("doctor", "--dsh-home", str(dsh_home), env=env)
     assert broken.code == 1
     assert "fix: convmem install dsh --profile work" in broken.out
+
+
+@pytest.mark.sqlite_only  # about the SQLite file a hook cannot open
+def test_a_store_the_hooks_cannot_open_is_an_error(cli: Cli, home: Path, tmp_path: Path) -> None:
+    project = project_with_hooks(cli, tmp_path)
+    events = tmp_path / "e.jsonl"
+    events.write_text(
+        json.dumps({"session_id": "s", "seq": 1, "type": "user/message", "text": "hi"}) + "\n",
+        "utf-8",
+    )
+    assert cli("ingest", str(events)).code == 0
+    fine = cli("doctor", "--project", str(project), env=env_for(tmp_path))
+    assert f"OK    store: {home / 'memory.sqlite'} opens" in fine.out, fine
+    (home / "memory.sqlite").write_bytes(os.urandom(100_000))
+    for name in ("memory.sqlite-wal", "memory.sqlite-shm"):
+        (home / name).unlink(missing_ok=True)
+    payload = {
+        "session_id": "s2",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "hello",
+        "transcript_path": str(tmp_path / "none.jsonl"),
+        "cwd": str(project),
+    }
+    hook = subprocess.run(
+        [str(BIN / "convmem-hook"), "claude-code", "--home", str(home)],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env_for(tmp_path)},
+        check=False,
+    )
+    assert hook.returncode == 0  # the host is never stopped by convmem
+    broken = cli("doctor", "--project", str(project), env=env_for(tmp_path))
+    assert broken.code == 1, broken
+    assert "ERROR store: " in broken.out and "cannot be read" in broken.out
+    assert "WARN  store: 1 hook error logged in the last day" in broken.out

@@ -11,6 +11,8 @@ memory. The doctor looks where an install lives and says what it finds:
   convmem (:mod:`convmem.core.seen`);
 * DSH: profiles under ``$DSH_HOME`` that load convmem's plugin, the plugin file and
   the server command;
+* the store itself: that it opens (a hook that cannot open it still reaches convmem,
+  and fails quietly), and the hook errors ``convmem.log`` got in the last day;
 * with ``live``, one synthetic event sent through each installed command, as the host
   would send it, and then looked for in the store it went to (and deleted again).
 
@@ -393,6 +395,81 @@ def live_dsh(settings: Settings, command: list[str]) -> Finding:
 
 
 # --------------------------------------------------------------------------- the report
+# --------------------------------------------------------------------------- the store
+#: Hook errors logged within this long count as recent.
+RECENT_ERRORS_SECONDS = 24 * 3600
+
+
+def check_store(settings: Settings) -> list[Finding]:
+    """Does the SQLite store open, and did hooks log errors lately?"""
+    import sqlite3
+
+    from convmem.core.store_url import backend_of, sqlite_path
+
+    url = str(settings["store"] or "")
+    if backend_of(url) != "sqlite":
+        return []
+    path = Path(sqlite_path(url) or settings.db_path)
+    if not path.is_file():
+        return []  # nothing captured yet: the hosts' findings say why
+    out: list[Finding] = []
+    try:
+        conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            conn.execute("SELECT max(rowid) FROM events").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        out.append(
+            Finding(
+                ERROR,
+                "store",
+                f"{path} cannot be read ({exc}); every hook call fails quietly",
+                "move the file aside (convmem starts a new store) and keep it for"
+                " `convmem status --check`",
+            )
+        )
+    else:
+        out.append(Finding(OK, "store", f"{path} opens"))
+    log = settings.data_dir / str(settings["diagnostics.log_file"])
+    recent = _recent_hook_errors(log, time.time() - RECENT_ERRORS_SECONDS)
+    if recent:
+        n, newest = len(recent), recent[-1]
+        out.append(
+            Finding(
+                WARN,
+                "store",
+                f"{n} hook error{'s' if n != 1 else ''} logged in the last day, the newest:"
+                f" {newest[:200]}",
+                f"read {log}",
+            )
+        )
+    return out
+
+
+def _recent_hook_errors(log: Path, since: float) -> list[str]:
+    """The first lines of the hook errors ``log`` holds from ``since`` on."""
+    import calendar
+
+    try:
+        with log.open(encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        if " hook " not in line[:40] or not line[:4].isdigit():
+            continue
+        try:
+            at = calendar.timegm(time.strptime(line[:20], "%Y-%m-%dT%H:%M:%SZ"))
+        except ValueError:
+            continue
+        if at >= since:
+            out.append(line)
+    return out
+
+
 def diagnose(
     settings: Settings,
     *,
@@ -404,7 +481,7 @@ def diagnose(
     """Every finding, in a fixed order (the command, Claude Code, DSH)."""
     import tempfile
 
-    findings = check_command()
+    findings = check_command() + check_store(settings)
     claude, commands = check_claude_code(settings, project, user_home)
     dsh, servers = check_dsh(settings, dsh_home)
     findings += claude
