@@ -148,3 +148,12 @@ def test_inspect_shows_history_across_sessions(cli: Cli, tmp_path: Path) -> None
     lines = [x for x in history.splitlines() if x.strip()]
     assert "session a1" in lines[0] and "superseded" in lines[0]
     assert "session a2" in lines[1] and lines[1].startswith(" *")
+
+
+def test_a_session_keeps_its_project_and_ingest_says_so(cli: Cli, tmp_path: Path) -> None:
+    _project(cli, tmp_path)
+    again = cli("ingest", "--project", "ops", str(tmp_path / "a1.jsonl"))
+    assert again.code == 0
+    assert "note: session a1 was already filed under project 'app' and stays there" in again.err
+    same = cli("ingest", "--project", "app", str(tmp_path / "a1.jsonl"))
+    assert "note:" not in same.err

@@ -43,7 +43,7 @@ def _explicit(ctx: click.Context, name: str) -> Any:
 @click.command("claude-code")
 @click.option(
     "--project",
-    type=click.Path(file_okay=False),
+    type=click.Path(file_okay=False, exists=True),
     help="Project folder (default: the current folder): writes <DIR>/.claude/settings.local.json.",
 )
 @click.option(

@@ -90,6 +90,15 @@ def ingest(
         cut = report.cut()
         if cut:
             click.echo(f"note: {cut}", err=True)
+        for sid in sorted(report.sessions) if project is not None else ():
+            filed = runtime.store.session_project(sid)
+            if filed != project:
+                # a session keeps the project it was first filed under
+                click.echo(
+                    f"note: session {sid} was already filed under project {filed!r} and stays"
+                    " there",
+                    err=True,
+                )
         click.echo(report.summary())
     if report.problems or report.conflicts:
         sys.exit(1)
