@@ -354,3 +354,13 @@ def test_example_agent_loop_runs(tmp_path: Path) -> None:
     assert "From my context: We decided to use SQLite for the local index." in proc.stdout
     assert "without memory it would say: I don't know" in proc.stdout
     assert BLOCK_MARKER in proc.stdout
+
+
+def test_a_whole_conversation_on_one_line_is_detected(cli: Cli, tmp_path: Path) -> None:
+    array = tmp_path / "array.json"
+    array.write_text(json.dumps(CHAT), "utf-8")  # one line: a bare list of messages
+    body = write_lines(tmp_path / "body.jsonl", [{"session_id": "b", "messages": CHAT}])
+    result = cli("ingest", "--json", str(array), str(body))
+    assert result.code == 0, result
+    assert result.json()["inserted"] == 2 * len(CHAT_EVENTS)
+    assert sorted(result.json()["sessions"]) == ["array", "b"]

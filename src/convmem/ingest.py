@@ -241,7 +241,21 @@ def _format_of(raw: bytes) -> str:
             return "claude-code"
         if "role" in obj and ("content" in obj or "tool_calls" in obj):
             return "openai"
+        if any(_messages(obj.get(key)) for key in ("messages", "input")):
+            return "openai"  # a request body: {"messages": [...]}
+    if _messages(obj):
+        return "openai"  # a whole conversation on one line: [{"role": ...}, ...]
     return "events"
+
+
+def _messages(value: Any) -> bool:
+    """A list of chat messages (its first entry has a role)."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and isinstance(value[0], dict)
+        and "role" in value[0]
+    )
 
 
 def _line_parser(fmt: str, path: Path, session: str | None) -> Callable[[int, Any], list[Event]]:
