@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from convmem.core.db import MemoryDatabase
+from convmem.core.db import MemoryDatabase, _explain
 from convmem.core.schema import MIGRATIONS, SCHEMA_VERSION
 from convmem.errors import SchemaTooNewError, StoreError
 
@@ -98,3 +98,11 @@ def test_integrity_check_reports_damage_and_never_repairs(tmp_path: Path) -> Non
     damaged.close()
     assert problems, "damage went unnoticed"
     assert path.read_bytes()[: len(before) // 2] == before[: len(before) // 2]
+
+
+def test_a_damaged_full_text_index_is_reported_as_damage() -> None:
+    # what SQLite says when a damaged page sits inside an FTS5 table's shadow tables
+    error = _explain(sqlite3.DatabaseError("vtable constructor failed: events_fts"), "/d/m.sqlite")
+    assert isinstance(error, StoreError)
+    assert "the database /d/m.sqlite is damaged" in str(error)
+    assert "convmem status --check" in str(error)

@@ -31,10 +31,12 @@ Params = Sequence[Any] | dict[str, Any]
 def _explain(exc: sqlite3.Error, path: str) -> StoreError:
     msg = str(exc)
     low = msg.lower()
-    if "not a database" in low or "malformed" in low or "corrupt" in low:
+    # (a damaged page inside the full-text index says "vtable constructor failed")
+    if "not a database" in low or "malformed" in low or "corrupt" in low or "vtable" in low:
         return StoreError(
             f"the database {path} is damaged or not a convmem database ({msg}); "
-            "move it aside and run again, or restore it from a backup"
+            "`convmem status --check` says how; move it aside and run again, or restore it"
+            " from a backup"
         )
     if "readonly" in low or "read-only" in low:
         return StoreError(_read_only(path))
