@@ -82,8 +82,9 @@ class IngestReport:
                 " one stays)"
             )
         return (
-            f"{self.inserted} new events, {self.duplicates} already present, "
-            f"{len(self.problems)} bad lines skipped, {self.ignored} lines not events"
+            f"{_n(self.inserted, 'new event')}, {self.duplicates} already present, "
+            f"{_n(len(self.problems), 'bad line')} skipped,"
+            f" {'1 line not an event' if self.ignored == 1 else f'{self.ignored} lines not events'}"
             f"{repeated} "
             f"({self.files} file{'s' if self.files != 1 else ''}, "
             f"{len(self.sessions)} session{'s' if len(self.sessions) != 1 else ''})"
@@ -246,6 +247,10 @@ def _format_of(raw: bytes) -> str:
     if _messages(obj):
         return "openai"  # a whole conversation on one line: [{"role": ...}, ...]
     return "events"
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _messages(value: Any) -> bool:
