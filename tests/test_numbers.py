@@ -131,6 +131,10 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("5月31号前", [("5月31号", "date", "05-31", None, None, "upper")]),
     # a day of the month alone: of the month said before it, else of no month said
     ("出发改成2号", [("2号", "date", "---02", None, None, None)]),
+    # the day a thing is on, said with "is the …th" and nothing after it
+    ("no wait its the 14th", [("14th", "date", "---14", None, None, None)]),
+    ("it's the 2nd largest city", []),
+    ("this is the 3rd time", []),
     # the day in digits with nothing after it, as chat writes it
     ("cofounder说应该6月15 太赶了", [("6月15", "date", "06-15", None, None, None)]),
     ("6月15前交", [("6月15", "date", "06-15", None, None, "upper")]),

@@ -64,6 +64,14 @@ _EN_ORDINAL_DAY = re.compile(
     r"(?!\s+(?:century|anniversary|birthday|floor|percentile|place|row|time|street|grade|edition))",
     re.I,
 )
+#: "it's the 14th", "moving day is the 14th": the day a thing is on, said with nothing
+#: after it ("it's the 2nd largest", "the 3rd option" are no days).
+_EN_ORDINAL_IS = re.compile(
+    r"(?:\b(?:is|its|was)|'s)\s+the\s+((\d{1,2})(?:st|nd|rd|th))\b"
+    r"(?!\s+(?!(?:of|at|or|and|then|instead|now|not|lol|right|too|either|though|actually)\b)"
+    r"[a-z])",
+    re.I,
+)
 #: A bare day closing a span that a month and day open: "may 22 to 27", "to sunday the 16th".
 _DAY_AFTER = re.compile(
     r"\s*(?:to|through|thru|until|till|-|–)\s*(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+)?"
@@ -218,8 +226,8 @@ def find_dates(f: _Finds) -> None:
     for m in _END_OF.finditer(t):
         if f.free(*m.span()):
             f.add(Value(m.group(), "date", f"{m[1]}-12-31", None, *m.span()))
-    for m in _EN_ORDINAL_DAY.finditer(t):
-        if f.free(*m.span(1)):
+    for m in (*_EN_ORDINAL_DAY.finditer(t), *_EN_ORDINAL_IS.finditer(t)):
+        if f.free(*m.span(1)) and 1 <= int(m[2]) <= 31:
             f.add(Value(m[1], "date", f"---{int(m[2]):02d}", None, *m.span(1)))
     for m in _EN_MONTH_YEAR.finditer(t):
         month = _MONTHS.get(m[1].lower().rstrip("."))
