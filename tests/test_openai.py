@@ -364,3 +364,16 @@ def test_a_whole_conversation_on_one_line_is_detected(cli: Cli, tmp_path: Path) 
     assert result.code == 0, result
     assert result.json()["inserted"] == 2 * len(CHAT_EVENTS)
     assert sorted(result.json()["sessions"]) == ["array", "b"]
+
+
+def test_two_chats_filed_under_one_session_name_are_reported(cli: Cli, tmp_path: Path) -> None:
+    # the session's id comes from the file name: two folders' chat.jsonl are one session
+    for folder in ("d1", "d2"):
+        (tmp_path / folder).mkdir()
+    first = write_lines(tmp_path / "d1" / "chat.jsonl", CHAT)
+    other = [{**m, "content": f"{m.get('content')} (another chat)"} for m in CHAT]
+    second = write_lines(tmp_path / "d2" / "chat.jsonl", other)
+    assert cli("ingest", str(first)).code == 0
+    result = cli("ingest", str(second))
+    assert result.code == 1
+    assert "is already stored with different text; the stored one stays" in result.err

@@ -148,7 +148,7 @@ def test_memory_survives_compact_and_preconditions_deny(claude: Path, tmp_path: 
         timeout=120,
         check=False,
     )
-    assert ingest.returncode == 0, ingest.stderr
+    assert ingest.returncode == 0, ingest.stdout
     report = json.loads(ingest.stdout)
     assert report["inserted"] == 0 and report["duplicates"] > 0, report
     exported = subprocess.run(
