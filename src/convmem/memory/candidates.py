@@ -73,6 +73,7 @@ class Candidate:
     index: int = 0
     retraction: bool = False
     correction_only: bool = False  # nothing on its own: kept only if it corrects an item
+    opener: str = ""  # the words trimmed before it ("actually", "不对")
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -558,6 +559,7 @@ def candidates(
                 index=index,
                 retraction=retraction,
                 correction_only=correction_only,
+                opener=clause.opener,
             )
         )
     return out

@@ -205,6 +205,41 @@ def _bare_hour(cand: Candidate) -> bool:
     return 1 <= value <= 12 and raw == str(value) and bool(_AT_HOUR.search(cand.content))
 
 
+#: A short clause that puts right what was just said, naming nothing it shares with it:
+#: "actually no we're flying", "lets do boise instead", "还是坐高铁吧".
+_PUT_RIGHT = re.compile(
+    r"^(?:actually|no wait|not quite|correction|changed my mind|on second thought|nah|nope)"
+    r"\b|\binstead\b|\bafter all\b|^(?:不对|其实|算了|还是|改成|改去|换成|改用)",
+    re.I,
+)
+#: How far back (in events) "just said" reaches.
+_JUST_SAID = 4
+_PLAN_KINDS = ("decision", "preference")
+
+
+def _plan_put_right(
+    cand: Candidate, pool: Sequence[MemoryItem], seq: int, here: set[str]
+) -> MemoryItem | None:
+    """The plan or choice a short correction with no value and no shared subject puts
+    right: the newest one of the person's message just before it."""
+    if cand.numbers or cand.kind not in _PLAN_KINDS:
+        return None
+    said = f"{cand.opener} {cand.content}".strip()
+    cjk = re.search(r"[\u3400-\u9fff]", cand.content)
+    short = len(cand.content) <= 30 if cjk else len(said.split()) <= 10
+    if not (short and _PUT_RIGHT.search(said)):
+        return None
+    recent = [
+        i
+        for i in pool
+        if i.id not in here
+        and i.kind in _PLAN_KINDS
+        and i.source_seqs
+        and 0 < seq - max(i.source_seqs) <= _JUST_SAID
+    ]
+    return recent[-1] if recent else None
+
+
 def _latest_value(
     cand: Candidate, pool: Sequence[MemoryItem], change_only: bool = False
 ) -> tuple[MemoryItem, str] | None:
@@ -524,7 +559,10 @@ def relate(
         if reading.scratch:
             return Link("supersedes", pool[-1], "scratch that: the item just before")
         latest = _latest_value(cand, pool, change_only)
-        return Link("supersedes", *latest) if latest else None
+        if latest:
+            return Link("supersedes", *latest)
+        plan = _plan_put_right(cand, pool, seq, here)
+        return Link("supersedes", plan, "a plan put right just after it") if plan else None
     # 2. no cue: the same subject with a different value is a dispute (not a value
     # supposed: "如果预算是8000的话能住什么酒店", "if we were 12 people")
     if "act:hypothetical" in cand.act.features:
