@@ -170,6 +170,13 @@ def test_a_result_after_so_is_a_clause_of_its_own() -> None:
     assert _clauses("之所以选它是因为便宜") == ["之所以选它是因为便宜"]
 
 
+def test_a_slip_owned_up_to_after_a_clause_makes_it_a_correction() -> None:
+    (clause,) = [c for s in sentences("家长会周五晚上七点，刚才说错了") for c in clauses(s)]
+    assert clause.text == "家长会周五晚上七点" and clause.corrects
+    (clause,) = [c for s in sentences("我记错了，服务器上装的是mysql 8.0") for c in clauses(s)]
+    assert clause.text == "服务器上装的是mysql 8.0" and clause.corrects
+
+
 def test_openers_are_trimmed_and_kept() -> None:
     (clause,) = [
         c for s in sentences("Actually, use Memcached rather than Redis.") for c in clauses(s)
@@ -329,7 +336,8 @@ def test_any_text_is_safe() -> None:
         ),
         # "不是X 是Y" is one correction, as "不是X，而是Y" is
         ("不是周三 是周四晚上", ["不是周三 是周四晚上"]),
-        ("婚期是5月20号 不是18号 我记错了", ["婚期是5月20号 不是18号", "我记错了"]),
+        # (the slip owned up to after it is the correction's remark, not a clause)
+        ("婚期是5月20号 不是18号 我记错了", ["婚期是5月20号 不是18号"]),
         # a lower-case "ok" opens what is said next, unless it is said of something
         (
             "my fiancé REALLY wants the band ok we're going with the band",

@@ -54,7 +54,9 @@ QUESTION_START = re.compile(
     r"|is there|are there|any|anything|idk (?:if|whether)|wonder(?:ing)? (?:if|whether)"
     r"|i wonder|not sure (?:if|whether) (?:you|it|this|that))\b"
     # "do 1 and 2", "do the second one": an instruction, not "do you…"
-    r"(?!(?<=\bdo)\s+(?:\d|the (?:first|second|third|last)\b|option\b))",
+    r"(?!(?<=\bdo)\s+(?:\d|the (?:first|second|third|last)\b|option\b))"
+    # "had to move it to 3001", "have to be done by friday": a need told, not asked
+    r"(?!(?<=\bhave)\s+to\b)(?!(?<=\bhas)\s+to\b)(?!(?<=\bhad)\s+to\b)",
     _I,
 )
 REQUEST = re.compile(
@@ -189,7 +191,8 @@ LASTING_FACT = re.compile(
     r"|^(?:[\w'-]+\s+){1,2}?(?:leaves|departs|lands|arrives|starts|ends|opens|closes|begins"
     r"|expires|is due)\s+(?:at|on|by|around)\b"
     # where something bare-named runs: "CI is on github actions", "prod runs on k8s"
-    r"|^[\w.-]+(?:\s[\w.-]+)?\s(?:is|are|runs|lives|sits)\s(?:on|in|behind)\b"
+    r"|^[\w.-]+(?:\s[\w.-]+)?\s(?:(?:is|are|runs?|lives|sits)\s(?:on|in|behind|with|under|via)"
+    r"|uses?)\b"
     r"|\b(?:he|she|they)(?:'s|'re| is| are) (?:allergic|vegetarian|vegan|diabetic|pregnant|due"
     r"|lactose|celiac|retired|into|really into|very|\d+|from|based in)\b"
     r"|\b(?:he|she|they) (?:hates?|loves?|likes?|can't stand|doesn't eat|won't eat|doesn't drink"

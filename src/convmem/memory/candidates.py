@@ -256,7 +256,11 @@ def clause_contexts(
         in_question = sentence.text.rstrip().endswith(("?", "？"))
         found = segment.clauses(sentence)
         if not found and segment.only_correction(sentence.text):
-            carry = f"{carry} {sentence.text.strip()}".strip()
+            if out and _SLIP.match(sentence.text) and out[-1][0].sentence.end >= sentence.start - 2:
+                # "复查是下周四 我记错了": a slip owned up to after what it puts right
+                out[-1] = _owned_slip(out[-1], sentence.text.strip())
+            else:
+                carry = f"{carry} {sentence.text.strip()}".strip()
             continue
         for clause in found:
             if carry:
@@ -274,17 +278,25 @@ def clause_contexts(
             if out and _SLIP.match(clause.text) and out[-1][0].sentence.end >= sentence.start - 2:
                 # "对了是21号入住，我刚刚说错了": the remark makes the clause before it a
                 # correction, as an opener would have
-                before, before_ctx = out[-1]
-                opener = f"{before.opener} {clause.text.strip()}".strip()
-                before = dataclasses.replace(before, opener=opener)
-                out[-1] = (before, dataclasses.replace(before_ctx, opener=opener, corrects=True))
+                out[-1] = _owned_slip(out[-1], clause.text.strip())
             out.append((clause, ctx))
     return out
 
 
+def _owned_slip(
+    before: tuple[segment.Clause, acts.Context], remark: str
+) -> tuple[segment.Clause, acts.Context]:
+    """The clause before a remark that it was a slip, read as a correction."""
+    clause, ctx = before
+    opener = f"{clause.opener} {remark}".strip()
+    return dataclasses.replace(clause, opener=opener), dataclasses.replace(
+        ctx, opener=opener, corrects=True
+    )
+
+
 #: A remark that what was just said puts a slip right: "我刚刚说错了", "记错了", "my bad".
 _SLIP = re.compile(
-    r"^\W*(?:我|刚刚|刚才|之前|前面|上面)*(?:说错了?|记错了?|写错了?|打错了?|看错了?)[了啊哈吧。!！\s]*$"
+    r"^\W*(?:我|刚刚|刚才|之前|前面|上面)*(?:说错了?|记错了?|写错了?|打错了?|看错了?|搞错了?|弄错了?)[了啊哈吧。!！\s]*$"
     r"|^\W*(?:my bad|(?:sorry,?\s*)?typo|i misspoke|i mis-typed|i misread)\W*$",
     re.I,
 )

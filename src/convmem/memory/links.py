@@ -133,6 +133,10 @@ def _values(numbers: Sequence[dict[str, object]]) -> set[object]:
     return {(n.get("value"), n.get("high")) for n in numbers}
 
 
+def _has_version(numbers: Sequence[dict[str, object]]) -> bool:
+    return any(n.get("type") == "version" for n in numbers)
+
+
 def _types(numbers: Sequence[dict[str, object]]) -> set[str]:
     """The kinds of measure the numbers are. A count ("quantity") is a measure only with
     its unit (4.5 分 and 9000 tokens are two things), which ``_units`` compares; a day of
@@ -517,13 +521,19 @@ def relate(
         same_kind_of_thing = bool(categories & {subjects.category(x) for x in item_names}) and not (
             names & item_names and not (item_names - names)
         )
+        # "服务器上装的是mysql 8.0" against "数据库用mysql 5.7": the same tool's version
+        same_unit = same_unit or bool(
+            names & item_names and _has_version(cand.numbers) and _has_version(item.numbers)
+        )
         if same_unit:
             score += 3
             if reading.correction and near(cand.numbers, item.numbers):
                 score += 1  # the value put right is near the new one (14 lbs, then 15.5)
         if same_kind_of_thing:
             score += 3
-            named.add(item.id)  # another name of the same kind: what it names is the subject
+        if same_kind_of_thing or names & item_names:
+            # the same tool, or another of its kind: what it names is the subject
+            named.add(item.id)
         score += 2 * min(overlap, 2)
         if cand.topic and item.topic and cand.topic == item.topic:
             score += 1

@@ -17,6 +17,7 @@ which is how corrections are recognised.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -608,7 +609,8 @@ _OPENER = re.compile(
     r"|no worries|no problem|no idea|no clue|no way|np"
     r"|好的|好|嗯+|哦+|噢|那|那么|另外|还有|对了|其实|话说|然后|所以|不过|但是|算了|不对|等等|哦对"
     r"|更正|纠正|补充|刚才说错了|说错了|我说错了|改一下|对|是的|行|可以|好吧|ok的|收到|明白"
-    r"|changed my mind|on second thought|[打记看写听]错了"
+    r"|changed my mind|on second thought|(?:我|刚才|刚刚)*[打记看写听搞弄]错了"
+    r"|(?:i\s+)?(?:misremembered|misread|misspoke|mistyped)|my mistake"
     r"|(?:刚才|之前|前面|上面)说的(?:那个|那些)?不算了?|当我没说)"
     r"(?:" + _SEP + "|$)"
     # 其实 before the words it opens, with nothing between ("其实要请150个人")
@@ -618,8 +620,9 @@ _OPENER = re.compile(
 )
 _CORRECTION_OPENER = re.compile(
     r"\b(?:actually|correction|scratch that|wait|sorry|oops|my bad|never mind|nvm|update|not quite"
-    r"|hold on|no|nope|changed my mind|on second thought)\b|算了|不对|等等|更正|纠正|说错了"
-    r"|[打记看写听]错了|改一下|其实|说的(?:那个|那些)?不算|当我没说",
+    r"|hold on|no|nope|changed my mind|on second thought|misremembered|misread|misspoke"
+    r"|mistyped|my mistake)\b|算了|不对|等等|更正|纠正|说错了"
+    r"|[打记看写听搞弄]错了|改一下|其实|说的(?:那个|那些)?不算|当我没说",
     re.I,
 )
 
@@ -636,7 +639,7 @@ def only_correction(text: str) -> bool:
 #: as often drop a plan for another one ("算了 就接电商的").
 _CORRECTS_NEXT = re.compile(
     r"\b(?:actually|correction|wait|sorry|oops|my bad|not quite|hold on|no|nope|update|edit)\b"
-    r"|不对|等等|更正|纠正|[说打记看写听]错了|说的(?:那个|那些)?不算",
+    r"|不对|等等|更正|纠正|[说打记看写听搞弄]错了|说的(?:那个|那些)?不算",
     re.I,
 )
 
@@ -848,4 +851,8 @@ def clauses(sentence: Span) -> list[Clause]:
         opener_carry = ""
         start = sentence.start + a
         out.append(Clause(start, start + len(piece), piece, opener, sentence))
+    if opener_carry and out and _CORRECTION_OPENER.search(opener_carry):
+        # "家长会周五晚上七点，刚才说错了": a slip owned up to after what it puts right
+        last = out[-1]
+        out[-1] = dataclasses.replace(last, opener=f"{last.opener} {opener_carry}".strip())
     return out

@@ -223,7 +223,7 @@ _CORRECTION = re.compile(
     r"|instead of|rather than|should be \S+ instead|use \S+ instead|instead|i meant|i mean"
     r"|changed my mind|change of plans?|on second thought"
     r"|meant to say|not \S+ but|correction:|typo)\b"
-    r"|改成|改为|改去|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|不对[\s，,]*是\s*(?:[A-Za-z0-9.+\-]+|[零一二两三四五六七八九十百千万]+)[。！!]?$|[记看写打听]错了|我是说|算了|最后定了|最终定了|调成|调到|改到"
+    r"|改成|改为|改去|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|不对[\s，,]*是\s*(?:[A-Za-z0-9.+\-]+|[零一二两三四五六七八九十百千万]+)[。！!]?$|[记看写打听搞弄]错了|我是说|算了|最后定了|最终定了|调成|调到|改到"
     # a change of what was said: "we're 13 now", "the exam moved to May 24", "现在是"
     # ("seven years now" is how long something has lasted, not a new value)
     # ("right now", "for now", "what to do now" say when, not that something changed)
@@ -275,7 +275,7 @@ _SCRATCH = re.compile(
     r"|disregard (?:that|my last))\b|算了|当我没说|不对"
     r"|(?:刚才|之前|前面|上面)说的(?:那个|那些)?不算"
     # a slip, then the word meant: "打错了 是王玮" (not "我记错了 520好记", a remark)
-    r"|^(?:我|刚才|刚刚)*[说打记写看听]错了[\s，,]*是",
+    r"|^(?:我|刚才|刚刚)*[说打记写看听搞弄]错了[\s，,]*是",
     _I,
 )
 #: What a retraction withdraws. Compiled on first use (some 14 ms, and most
@@ -307,7 +307,7 @@ _RETRACT_SOURCE = (
     r" (?:ignore|forget|scratch|drop) (?:that|it))\b"
     r"|(?P<f>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个"
     r"|的事|的要求|那条)?(?:先)?(?:不用管了|不用考虑了|不需要了"
-    r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不做了|不搞了|不去了|不买了|不订了)"
+    r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不[做搞去买订办上装报约租]了)"
     # "删掉" alone is a task ("把这个函数删掉"); after 那条 it withdraws what was said
     r"|(?P<k>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个|那条|这条|的要求|的规则)(?:先)?"
     r"(?:删掉|去掉|删了|作废|不算了?|别管了|不用管了?)"
@@ -323,7 +323,7 @@ _RETRACT_WORDS = re.compile(
     r"forget|scratch|scrap|drop|skip|never|ignore|disregard|matter|no need|no longer"
     r"|need [^.!?\n]{0,60}any ?more|\b(?:off|cancell?ed)\b"
     r"|不用|不需要|不要了|不管了|就算了|取消|可以不管|先放一放|不做了|不搞了|别管|先不|先别"
-    r"|删掉|去掉|作废|忘掉|不算|不去了|不买了|不订了",
+    r"|删掉|去掉|作废|忘掉|不算|不[做搞去买订办上装报约租]了",
     _I,
 )
 
@@ -578,7 +578,7 @@ _ZH_NOT_SUBJECT_END = re.compile(
 )
 #: Words that name only the kind of a value ("时间也往后挪到7点半": the time of the
 #: booking before it), not what the value is of: no subject.
-_ZH_VALUE_KIND = frozenset({"时间", "日期", "时候", "时间点"})
+_ZH_VALUE_KIND = frozenset({"时间", "日期", "时候", "时间点", "端口", "端口号"})
 
 
 def _zh_subject(body: str) -> str:
