@@ -87,3 +87,27 @@ def test_classification_is_deterministic() -> None:
     text = "Keep p95 under 200 ms at 1k rps, and the timeout is 30 s."
     first = [acts.classify(text).reason for _ in range(3)]
     assert len(set(first)) == 1
+
+
+def test_the_link_conversations_are_valid() -> None:
+    import links
+
+    seen: set[tuple[Path, str]] = set()
+    counts: Counter[str] = Counter()
+    for split in links.SPLITS:
+        for path in sorted((links.DATA / split).glob("*.txt")):
+            for conv in links.load(path):
+                assert (path, conv.name) not in seen, conv.name  # unique within a file
+                seen.add((path, conv.name))
+                assert 2 <= len(conv.messages) <= 8, conv.name
+                assert all(role in ("U", "A") for role, _ in conv.messages), conv.name
+                counts[split] += 1
+                if conv.expected is None:
+                    counts[f"{split}:none"] += 1
+                    continue
+                _, new, old = conv.expected
+                assert 1 <= old < new <= len(conv.messages), conv.name
+                # both ends of a link are the person's own words
+                assert conv.messages[old - 1][0] == conv.messages[new - 1][0] == "U", conv.name
+    assert counts["tuning"] >= 150 and counts["heldout"] >= 100
+    assert counts["heldout:none"] >= 20  # negatives: a link made there is wrong
