@@ -59,6 +59,8 @@ else
 fi
 # extraction against the labelled set (both splits) and CrossWOZ
 run extraction "$OUT/extraction.txt" "$PY" bench/extraction.py --heldout --out "$OUT" --date "$DATE"
+# links on conversations written apart from the code, and replaying LoCoMo
+run links "$OUT/links.txt" "$PY" bench/links.py --out "$OUT" --date "$DATE" --locomo "$LOCOMO"
 # Chinese names asked about late in CrossWOZ replayed as one session
 run zh-recall "$SNAP/zh-recall.log" "$PY" bench/zh_recall.py --out "$OUT" --date "$DATE"
 # smaller runs of the other benchmarks under QUICK (their defaults otherwise)
