@@ -64,6 +64,16 @@ def test_named_choices(text: str, names: tuple[str, ...]) -> None:
         ("刚才说的预算作废", "预算"),
         # what was said before, not a thing it names: the item just before (a scratch)
         ("之前说的那个不算", None),
+        ("cancel that dentist appt, we're switching practices", "dentist appt"),
+        ("the design sync is gone, they killed all recurring meetings", "design sync"),
+        ("the feature flag for checkout, forget that", "feature flag for checkout"),
+        ("ignore what i said about key rotation, turns out", "key rotation"),
+        ("周六不用去了", "周六"),
+        ("青霉素过敏是我瞎说的", "青霉素过敏"),
+        ("gradient checkpointing那个取消吧", "gradient checkpointing"),
+        # a long run before "got cancelled", or a part of something said, names no item
+        ("its july 31 now the aug slot got cancelled", None),
+        ("the first part, ignore that", None),
     ],
 )
 def test_only_an_instruction_withdraws(text: str, target: str | None) -> None:

@@ -355,6 +355,9 @@ def _names(item: MemoryItem, target: str, clause: str) -> bool:
         return True
     if any(w in content for w in target.lower().split() if len(w) >= 4):
         return True
+    stems = [w[:5] for w in target.lower().split() if len(w) >= 6 and w.isalpha()]
+    if any(re.search(rf"\b{stem}", content) for stem in stems):
+        return True  # "key rotation": "we rotate the api keys"
     bare = _TARGET_FRAME.sub(" ", target.lower())
     words = set(_TOKEN.findall(bare))
     # a bare value names what holds it when called a thing ("80那个", "the 10k thing");

@@ -285,11 +285,16 @@ _RETRACT_SOURCE = (
     r"(?P<a>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit)\b"
     r"|forget (?:about )?(?:what i said about )?(?:the )?(?P<h>[\w\s'-]{2,40})"
     r"|never ?mind (?:about |on )?(?:the )?(?P<i>[\w\s'-]{2,30})"
+    r"|(?:ignore|disregard) what i said about (?:the )?(?P<w>[\w\s'-]{2,40}?)(?=\s*(?:[,.!;]|$))"
     r"|(?:ignore|disregard) (?:what i said about |the )?(?P<b>[\w\s-]{2,40}?)"
     r"(?: thing| part| requirement)?"
     # a plan called off: "lake house is off", "the dinner is cancelled"
-    r"|^\W*(?:(?:ok|so|actually|also|oh|and|but|nah|welp)[\s,]+)*(?:the )?(?P<p>[\w\s'-]{2,30}?)"
-    r" (?:is|are|'s) (?:off|cancell?ed|called off)(?! to\b)"
+    r"|^\W*(?:(?:ok|so|actually|also|oh|and|but|nah|welp)[\s,]+)*(?:the )?"
+    r"(?P<p>(?:[\w'-]+\s){0,3}?[\w'-]+)"
+    r" (?:(?:is|are|'s) (?:off|cancell?ed|called off|gone|dead|scrapped)|got cancell?ed)(?! to\b)"
+    # "cancel that dentist appt, we're switching practices"
+    r"|\bcancel (?:that |the |my |our )?(?P<t>[\w\s'-]{2,30}?)"
+    r"(?=\s*(?:[,.!;]|$|\bwe\b|\bi\b|\bbecause\b|\bsince\b|\bfor now\b))"
     r"|(?:the )?(?P<c>[\w\s-]{2,30}?) (?:doesn't|does not|no longer) matter(?:s)?(?: anymore)?"
     r"|(?:the )?(?P<j>[\w\s-]{2,30}?) (?:is|are) no longer (?:a requirement|needed|required"
     r"|necessary|a priority|a thing)"
@@ -305,11 +310,21 @@ _RETRACT_SOURCE = (
     r"|(?:^\W*(?:(?:ok|so|actually|also|oh|and|but)[\s,]+)*(?:the\s+)?|\bthe\s+)"
     r"(?P<o>[\w\s'-]{2,30}?) (?:thing|requirement|idea|rule),?"
     r" (?:ignore|forget|scratch|drop) (?:that|it))\b"
-    r"|(?P<f>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个"
+    # "the feature flag for checkout, forget that" (no "thing" after what it names)
+    # (not a part of what was said: "the first part, ignore that")
+    r"|^\W*(?:(?:ok|so|actually|also|oh|and|but)[\s,]+)*(?:the\s+)?"
+    r"(?!(?:first|second|third|last|other|next|previous|that|this)\b)"
+    r"(?P<u>[\w\s'-]{2,30}?)(?<!\bpart)(?<!\bbit)(?<!\bone),\s*"
+    r"(?:forget|ignore|scratch|drop|disregard) (?:that|it)\b"
+    r"|(?P<f>(?:[A-Za-z0-9][A-Za-z0-9_.-]*\s?){1,3}?|[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个"
     r"|的事|的要求|那条)?(?:先)?(?:不用管了|不用考虑了|不需要了"
-    r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不[做搞去买订办上装报约租]了)"
+    r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不[做搞去买订办上装报约租]了"
+    r"|不用[去做搞买订办上来]了)"
+    # "青霉素过敏是我瞎说的": what was said, untrue
+    r"|(?P<r>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)是我(?:瞎|乱|随便)说的"
     # "删掉" alone is a task ("把这个函数删掉"); after 那条 it withdraws what was said
-    r"|(?P<k>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个|那条|这条|的要求|的规则)(?:先)?"
+    r"|(?P<k>(?:[A-Za-z0-9][A-Za-z0-9_.-]*\s?){1,3}?|[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)"
+    r"(?:那个|这个|那条|这条|的要求|的规则)(?:先)?"
     r"(?:删掉|去掉|删了|作废|不算了?|别管了|不用管了?)"
     # "刚才说的预算作废": what was said, void
     r"|(?:刚才|之前|前面)说的(?P<q>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:作废|不算了?)"
@@ -321,9 +336,9 @@ _RETRACT_SOURCE = (
 #: Words one of which every retraction above holds: the costly search runs only then.
 _RETRACT_WORDS = re.compile(
     r"forget|scratch|scrap|drop|skip|never|ignore|disregard|matter|no need|no longer"
-    r"|need [^.!?\n]{0,60}any ?more|\b(?:off|cancell?ed)\b"
+    r"|need [^.!?\n]{0,60}any ?more|\b(?:off|cancell?ed|cancel|gone|dead|scrapped)\b"
     r"|不用|不需要|不要了|不管了|就算了|取消|可以不管|先放一放|不做了|不搞了|别管|先不|先别"
-    r"|删掉|去掉|作废|忘掉|不算|不[做搞去买订办上装报约租]了",
+    r"|删掉|去掉|作废|忘掉|不算|不[做搞去买订办上装报约租]了|不用[去做搞买订办上来]了|[瞎乱]说的",
     _I,
 )
 
