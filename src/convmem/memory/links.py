@@ -218,6 +218,7 @@ _PUT_RIGHT = re.compile(
 )
 #: How far back (in events) "just said" reaches.
 _JUST_SAID = 4
+_CJK = re.compile(r"[\u3400-\u9fff]")
 _PLAN_KINDS = ("decision", "preference")
 
 
@@ -229,8 +230,7 @@ def _plan_put_right(
     if cand.numbers or cand.kind not in _PLAN_KINDS:
         return None
     said = f"{cand.opener} {cand.content}".strip()
-    cjk = re.search(r"[\u3400-\u9fff]", cand.content)
-    short = len(cand.content) <= 30 if cjk else len(said.split()) <= 10
+    short = len(cand.content) <= 30 if _CJK.search(cand.content) else len(said.split()) <= 10
     if not (short and _PUT_RIGHT.search(said)):
         return None
     recent = [
