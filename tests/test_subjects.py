@@ -197,3 +197,18 @@ def test_whose_thing_a_clause_names(text: str, who: str) -> None:
 def test_a_slip_then_the_word_meant_scratches_the_item_before() -> None:
     assert read("是王玮", "打错了").scratch
     assert not read("520好记", "我记错了").scratch
+
+
+@pytest.mark.parametrize(
+    ("text", "hearsay"),
+    [
+        ("dana from product thinks march 3 is unrealistic", True),
+        ("the dba says brin is the right call", True),
+        ("he's claiming he only owes 1400", True),
+        ("师兄觉得64太大了", True),
+        ("I think march 3 works", False),
+        ("it says 5 on the label", False),
+    ],
+)
+def test_another_persons_word(text: str, hearsay: bool) -> None:
+    assert read(text).hearsay is hearsay

@@ -244,6 +244,30 @@ def _plan_put_right(
     return recent[-1] if recent else None
 
 
+#: What says another person holds a value wrong: "is unrealistic", "too much", 太大了, 不好.
+_DOUBT = re.compile(
+    r"\b(?:not|isn't|wrong|unrealistic|too (?:much|many|big|small|late|early|soon|high|low)"
+    r"|no way|won't|can't|doubt|instead)\b|不[好行对够]|太[大小多少赶早晚贵]|不可能|有问题|要改|改到",
+    re.I,
+)
+
+
+def _doubted(cand: Candidate, pool: Sequence[MemoryItem], here: set[str]) -> MemoryItem | None:
+    """The newest earlier item whose value another person's clause names and doubts
+    (with a word of doubt, or beside a value of its own of the same kind)."""
+    mine = {(n.get("type"), n.get("value")) for n in cand.numbers}
+    for item in reversed(pool):
+        if item.id in here or item.kind not in COMPARABLE:
+            continue
+        said = {(n.get("type"), n.get("value")) for n in item.numbers}
+        if not mine & said:
+            continue
+        other = {t for t, _ in mine - said} & {t for t, _ in said}
+        if other or _DOUBT.search(cand.content):
+            return item
+    return None
+
+
 def _latest_value(
     cand: Candidate, pool: Sequence[MemoryItem], change_only: bool = False
 ) -> tuple[MemoryItem, str] | None:
@@ -436,6 +460,13 @@ def relate(
             key=lambda n: (sum(w in hits[n].content.lower() for w in stems), n),
         )
         return Link("retracts", hits[best], f"withdraws {target!r}")
+
+    # 0. another person's word against a value the person said: "my mom says the 6th is
+    # a bad day, she wants the 8th", "师兄觉得64太大了": it names the value and doubts it
+    if reading.hearsay and cand.kind in COMPARABLE and cand.numbers:
+        doubted = _doubted(cand, pool, here)
+        if doubted is not None:
+            return Link("disputes", doubted, "another person's word against that value")
 
     # 1. a correction that names the old value: the newest item holding it
     if reading.rejected:

@@ -663,9 +663,14 @@ THIRD_PARTY = re.compile(
     r"\b(?:my|our|the|his|her)\s+(?:\w+\s+){1,2}?(?:thinks?|says?|said|claims?|insists?|swears?"
     r"|is sure|is convinced|told me)\b"
     r"|\b(?:someone|somebody|they|he|she)(?:\s+on the \w+)?\s+(?:thinks?|says?|said|claims?)\b"
+    r"|\b(?:he|she|they)(?:'s|'re|\s+is|\s+are)\s+(?:claiming|insisting|saying)\b"
+    # a person named: "dana from product thinks", "the dba says" ("it says" is a text)
+    r"|\b(?!(?:it|this|that|which|what|who)\b)[a-z]+(?:\s+from\s+\w+)?\s+(?:thinks|insists|claims"
+    r"|swears|is claiming)\b"
     r"|\baccording to\b"
     r"|(?:老公|老婆|同事|老板|领导|他|她|他们|有人|运维|产品|妈|爸|女朋友|男朋友|朋友|那边)"
     r"(?:刚|又|也|还|一直)?(?:说|觉得|认为)"
+    r"|(?:师兄|师姐|导师|人事|婆婆|公公|岳母|丈母娘|室友|医生|护士|助教|组长|leader)(?:说|觉得|认为)"
     r"|(?<![A-Za-z])(?:pm|boss|cto|ceo|cofounder|co-founder|founder|manager|lead|client|qa|ops"
     r"|dba|hr|leader|mentor|tl)\s*(?:说|觉得|认为)",
     _I,
