@@ -247,7 +247,8 @@ def _plan_put_right(
 #: What says another person holds a value wrong: "is unrealistic", "too much", 太大了, 不好.
 _DOUBT = re.compile(
     r"\b(?:not|isn't|wrong|unrealistic|too (?:much|many|big|small|late|early|soon|high|low)"
-    r"|no way|won't|can't|doubt|instead)\b|不[好行对够]|太[大小多少赶早晚贵]|不可能|有问题|要改|改到",
+    r"|no way|won't|can't|doubt|instead)\b"
+    r"|不[好行对够]|太[大小多少赶早晚贵]|不可能|有问题|要改|改到",
     re.I,
 )
 
