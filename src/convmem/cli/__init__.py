@@ -98,11 +98,12 @@ class ConvmemGroup(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except KeyboardInterrupt:
-            again = ""
-            if ctx.invoked_subcommand == "ingest":
+            said = "interrupted"
+            if ctx.invoked_subcommand in ("ingest", "demo"):
                 # re-reading stores nothing twice and extracts what the stop left behind
-                again = "; run the same command again to finish (nothing is stored twice)"
-            click.echo(f"interrupted; committed events are kept{again}", err=True)
+                said += "; committed events are kept; run the same command again to finish"
+                said += " (nothing is stored twice)"
+            click.echo(said, err=True)
             sys.exit(130)
         except BrokenPipeError:
             sys.exit(0)
