@@ -35,7 +35,11 @@ NEW_SESSION = "(new session)"
     "--project", help="Project: without --session, the block a new session of it would get."
 )
 @click.option("--query", help="Task text; defaults to the latest real user message.")
-@click.option("--budget", type=click.IntRange(1, 1_000_000), help="Token budget for this block.")
+@click.option(
+    "--budget",
+    type=click.IntRange(1, 1_000_000),
+    help="Token budget for this block (raised to assembly.min_budget_tokens, 600 by default).",
+)
 @click.option(
     "--as-host",
     is_flag=True,
@@ -131,7 +135,13 @@ class _TextCommand(click.Command):
 @click.argument("words", nargs=-1, required=True)
 @click.option("--session", help="Only this session (default: every session).")
 @click.option("--project", help="Only this project's sessions.")
-@click.option("--limit", type=click.IntRange(1, 100), default=10, show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 100),
+    default=10,
+    show_default=True,
+    help="At most this many items, and this many events.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 def search(
