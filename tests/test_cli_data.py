@@ -89,6 +89,8 @@ def test_bad_lines_are_reported_and_the_rest_goes_in(cli: Cli, tmp_path: Path) -
         fh.write(b"\xff\xfe\x00binary\x00\n")
         fh.write(b"[1, 2, 3]\n")
         fh.write(("[" * 100_000 + "\n").encode())
+        fh.write(b'{"session_id": "s1", "seq": 9, "type": "user/message", "text": "x",')
+        fh.write(b' "time": "not a time"}\n')
         fh.write(b"\n")
         for e in good[1:]:
             fh.write((json.dumps(e) + "\n").encode())
@@ -103,6 +105,7 @@ def test_bad_lines_are_reported_and_the_rest_goes_in(cli: Cli, tmp_path: Path) -
         (6, "not valid UTF-8"),
         (7, "not a JSON object"),
         (8, "nested too deeply"),
+        (9, "field 'time' is 'not a time', not an ISO 8601 time"),
     ]:
         assert f"bad.jsonl:{line}: " in result.err and words in result.err, (line, result)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from convmem.capture import Event
@@ -73,6 +74,21 @@ def _opt_str(obj: Mapping[str, Any], name: str) -> str | None:
     raise EventFormatError(f"field {name!r} must be a string or null")
 
 
+def _iso_time(obj: Mapping[str, Any]) -> str | None:
+    """The event's time, which must read as ISO 8601 ("2026-11-02T09:00:00Z"): day
+    headings and "when" in the block come from it."""
+    value = _opt_str(obj, "time")
+    if value is None:
+        return None
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        raise EventFormatError(
+            f"field 'time' is {value[:40]!r}, not an ISO 8601 time such as 2026-11-02T09:00:00Z"
+        ) from None
+    return value
+
+
 def _opt_int(obj: Mapping[str, Any], name: str) -> int | None:
     value = obj.get(name)
     if value is None:
@@ -111,7 +127,7 @@ def parse_event(obj: Any, default_session: str | None = None) -> Event:
         seq=obj["seq"],
         type=obj["type"],
         text=text,
-        time=_opt_str(obj, "time"),
+        time=_iso_time(obj),
         turn=_opt_int(obj, "turn"),
         step=_opt_int(obj, "step"),
         role=_opt_str(obj, "role"),
