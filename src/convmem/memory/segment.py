@@ -578,6 +578,10 @@ _ZH_LEADS_INTO = re.compile(
     r"^(?:不是|虽然|与其|在|如果|要是|假如|假设|万一|当|对于|关于|为了|除了|等|一旦|只要|无论|不管)"
 )
 
+#: What owns up to a slip before 错了 ("记错了", "打错了", "搞错了"); 说错了 is listed
+#: apart where a pattern takes it.
+SLIPPED = "[打记看写听搞弄]错了"
+
 _SEP = r"[\s,，.。:：!！;；—-]+"
 _PUNCT = r"\s*[,，.。:：!！;；—-]+\s*"
 #: Words that also start a clause of their own are openers only where they are not part
@@ -609,8 +613,9 @@ _OPENER = re.compile(
     r"|no worries|no problem|no idea|no clue|no way|np"
     r"|好的|好|嗯+|哦+|噢|那|那么|另外|还有|对了|其实|话说|然后|所以|不过|但是|算了|不对|等等|哦对"
     r"|更正|纠正|补充|刚才说错了|说错了|我说错了|改一下|对|是的|行|可以|好吧|ok的|收到|明白"
-    r"|changed my mind|on second thought|(?:我|刚才|刚刚)*[打记看写听搞弄]错了"
-    r"|(?:i\s+)?(?:misremembered|misread|misspoke|mistyped)|my mistake"
+    r"|changed my mind|on second thought|(?:我|刚才|刚刚)*"
+    + SLIPPED
+    + r"|(?:i\s+)?(?:misremembered|misread|misspoke|mistyped)|my mistake"
     r"|(?:刚才|之前|前面|上面)说的(?:那个|那些)?不算了?|当我没说)"
     r"(?:" + _SEP + "|$)"
     # 其实 before the words it opens, with nothing between ("其实要请150个人")
@@ -622,7 +627,7 @@ _CORRECTION_OPENER = re.compile(
     r"\b(?:actually|correction|scratch that|wait|sorry|oops|my bad|never mind|nvm|update|not quite"
     r"|hold on|no|nope|changed my mind|on second thought|misremembered|misread|misspoke"
     r"|mistyped|my mistake)\b|算了|不对|等等|更正|纠正|说错了"
-    r"|[打记看写听搞弄]错了|改一下|其实|说的(?:那个|那些)?不算|当我没说",
+    r"|" + SLIPPED + "|改一下|其实|说的(?:那个|那些)?不算|当我没说",
     re.I,
 )
 
@@ -639,7 +644,7 @@ def only_correction(text: str) -> bool:
 #: as often drop a plan for another one ("算了 就接电商的").
 _CORRECTS_NEXT = re.compile(
     r"\b(?:actually|correction|wait|sorry|oops|my bad|not quite|hold on|no|nope|update|edit)\b"
-    r"|不对|等等|更正|纠正|[说打记看写听搞弄]错了|说的(?:那个|那些)?不算",
+    r"|不对|等等|更正|纠正|说错了|" + SLIPPED + "|说的(?:那个|那些)?不算",
     re.I,
 )
 

@@ -28,6 +28,7 @@ from functools import lru_cache
 from convmem.core.cue_match import CueText
 from convmem.core.numbers import Value, find_numbers
 from convmem.core.units import IE_NOUNS
+from convmem.memory.segment import SLIPPED
 
 _I = re.IGNORECASE
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -223,7 +224,9 @@ _CORRECTION = re.compile(
     r"|instead of|rather than|should be \S+ instead|use \S+ instead|instead|i meant|i mean"
     r"|changed my mind|change of plans?|on second thought"
     r"|meant to say|not \S+ but|correction:|typo)\b"
-    r"|改成|改为|改去|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|不对[\s，,]*是\s*(?:[A-Za-z0-9.+\-]+|[零一二两三四五六七八九十百千万]+)[。！!]?$|[记看写打听搞弄]错了|我是说|算了|最后定了|最终定了|调成|调到|改到"
+    r"|改成|改为|改去|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|不对[\s，,]*是\s*(?:[A-Za-z0-9.+\-]+|[零一二两三四五六七八九十百千万]+)[。！!]?$|"
+    + SLIPPED
+    + "|我是说|算了|最后定了|最终定了|调成|调到|改到"
     # a change of what was said: "we're 13 now", "the exam moved to May 24", "现在是"
     # ("seven years now" is how long something has lasted, not a new value)
     # ("right now", "for now", "what to do now" say when, not that something changed)
@@ -275,7 +278,7 @@ _SCRATCH = re.compile(
     r"|disregard (?:that|my last))\b|算了|当我没说|不对"
     r"|(?:刚才|之前|前面|上面)说的(?:那个|那些)?不算"
     # a slip, then the word meant: "打错了 是王玮" (not "我记错了 520好记", a remark)
-    r"|^(?:我|刚才|刚刚)*[说打记写看听搞弄]错了[\s，,]*是",
+    r"|^(?:我|刚才|刚刚)*(?:说错了|" + SLIPPED + r")[\s，,]*是",
     _I,
 )
 #: What a retraction withdraws. Compiled on first use (some 14 ms, and most
