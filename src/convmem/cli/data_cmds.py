@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -49,19 +50,12 @@ def ingest(
     for name in files:
         path = Path(name)
         size = path.stat().st_size if path.is_file() else 0
+        shown = sys.stderr.isatty() and size > 5_000_000 and not as_json
+        bar = click.progressbar(length=size, label=path.name, file=sys.stderr)
         try:
-            if sys.stderr.isatty() and size > 5_000_000 and not as_json:
-                with click.progressbar(length=size, label=path.name, file=sys.stderr) as bar:
-                    ingest_file(
-                        path,
-                        sink,
-                        fmt=fmt,
-                        session=session,
-                        progress=bar.update,
-                        report=report,
-                    )
-            else:
-                ingest_file(path, sink, fmt=fmt, session=session, report=report)
+            with bar if shown else nullcontext(bar):
+                progress = bar.update if shown else None
+                ingest_file(path, sink, fmt=fmt, session=session, progress=progress, report=report)
         except StoreError:
             raise  # the store, not the file: the next file would fail the same way
         except ConvmemError as exc:
