@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, Cli
+from conftest import REPO, Cli, ev, write_events
 
 BIN = Path(sys.executable).parent  # holds this test run's `convmem` script
 
@@ -169,11 +169,7 @@ def test_dsh_profiles_are_checked_live(cli: Cli, home: Path, tmp_path: Path) -> 
 @pytest.mark.sqlite_only  # about the SQLite file a hook cannot open
 def test_a_store_the_hooks_cannot_open_is_an_error(cli: Cli, home: Path, tmp_path: Path) -> None:
     project = project_with_hooks(cli, tmp_path)
-    events = tmp_path / "e.jsonl"
-    events.write_text(
-        json.dumps({"session_id": "s", "seq": 1, "type": "user/message", "text": "hi"}) + "\n",
-        "utf-8",
-    )
+    events = write_events(tmp_path / "e.jsonl", [ev(1, "user/message", "hi", "s")])
     assert cli("ingest", str(events)).code == 0
     fine = cli("doctor", "--project", str(project), env=env_for(tmp_path))
     assert f"OK    store: {home / 'memory.sqlite'} opens" in fine.out, fine
