@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -1069,3 +1070,93 @@ def test_a_short_answer_that_names_an_offered_option_is_a_decision(
     )
     items = rt.store.items("q", ("active",))
     assert [(i.kind, i.content) for i in items if i.derived_from_seq == 3] == kept
+
+
+def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
+    """(event, new message, old message) of every link the person's messages make."""
+    rt = runtime(tmp_path)
+    rt.on_events(Event("w", n, "user/message", text) for n, text in enumerate(said, 1))
+    source = {
+        i.id: i.source_seqs[0]
+        for i in rt.store.items("w", ("active", "disputed", "superseded", "retracted"))
+    }
+    found = set()
+    for row in rt.store.db.query(
+        "SELECT event, memory_id, detail_json FROM memory_events WHERE actor = 'extractor'"
+        " AND event IN ('superseded', 'retracted', 'disputed')"
+    ):
+        new, old = json.loads(row["detail_json"])["seq"], source[row["memory_id"]]
+        if new != old:
+            found.add((row["event"], new, old))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("said", "link"),
+    [
+        # a slip owned up to before the value, or after it with what was misread
+        (
+            ["The dentist is on June 3rd at 10am.", "oops, I misread the card, it's June 5th"],
+            ("superseded", 2, 1),
+        ),
+        (
+            ["the gym is open till 9pm", "and I had it wrong, it's open till 11pm"],
+            ("superseded", 2, 1),
+        ),
+        (["我的雅思是6.5", "成绩单上是7.0，之前表格写错了"], ("superseded", 2, 1)),
+        # someone else against what the person said, in words, with or without a value
+        (
+            [
+                "We're eating at the Thai place on Friday.",
+                "my sister really doesn't want Thai, she had it twice this week",
+            ],
+            ("disputed", 2, 1),
+        ),
+        (
+            ["I'm lifting 4 days a week now.", "my trainer disagrees, she says 2 days max"],
+            ("disputed", 2, 1),
+        ),
+        (["我们定了周末去爬泰山", "我老婆不同意 说太累了"], ("disputed", 2, 1)),
+        (
+            ["装修总预算20万 每平米报价不超过800", "我爸说总共最多15万 多了他不出钱"],
+            ("disputed", 2, 1),
+        ),
+        # a choice still open, then made
+        (
+            ["still torn between the red sofa and the grey one", "Decided: grey."],
+            ("superseded", 2, 1),
+        ),
+        (["婚礼场地还在两个酒店之间选", "最后定了香格里拉"], ("superseded", 2, 1)),
+        # withdrawn in other words
+        (["我每天睡前吃一颗维生素D", "维生素D我已经停了"], ("retracted", 2, 1)),
+        (["下周的团建定在周六", "团建的事当我没说 还没批下来"], ("retracted", 2, 1)),
+        (["我们把 Vue 3 迁移排在下个月", "Vue 3 迁移先 drop 掉"], ("retracted", 2, 1)),
+        (
+            [
+                "every deploy needs a manual approval gate in CI",
+                "we removed the approval gate yesterday, too slow",
+            ],
+            ("retracted", 2, 1),
+        ),
+        # who told it is no subject: the class's time, the rent's amount
+        (["钢琴课是每周日上午十点", "老师通知改到周日下午三点了"], ("superseded", 2, 1)),
+    ],
+)
+def test_links_in_the_words_people_use(
+    tmp_path: Path, said: list[str], link: tuple[str, int, int]
+) -> None:
+    assert _links(tmp_path, said) == {link}
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # a question, not a claim against the plan
+        [
+            "We're splitting the cabin cost per couple.",
+            "my cousin thinks we should split per person instead, which is fairer?",
+        ],
+    ],
+)
+def test_no_link_in_words_that_look_like_one(tmp_path: Path, said: list[str]) -> None:
+    assert _links(tmp_path, said) == set()

@@ -296,6 +296,8 @@ DECIDED = re.compile(
     r"^(?:(?:ok|so|well|anyway)[\s,]+)*(?:we|i)(?:'ve| have)?\s+(?:finally\s+)?decided\s+"
     r"(?:on\b(?!\s+a\s+whim)|to\s+(?:use|go with|switch|move|migrate|keep|drop|stick with|build"
     r"|buy|book|rent|hire|sign|take the|pick|choose|adopt)\b)"
+    # "Decided: Hetzner.", "final call - postgres"
+    r"|^(?:decided|decision|final call|verdict)\s*[:：\-–—]\s*\w"
     r"|^(?:那)?(?:我们|我|咱们)?(?:最后|最终|已经)?决定(?:了)?[，,\s]*(?:用|选|去|买|要|做|改|换|上"
     r"|采用|走)",
     _I,

@@ -252,35 +252,52 @@ def clause_contexts(
     pasted = len(segment.prose_lines(text)) < sum(1 for x in text.split("\n") if x.strip())
     first = True
     carry = ""  # a sentence that only says a correction follows ("不对", "Wait.") opens the next
+    carry_slip = False  # ...or a slip owned up to before the value it puts right
     for sentence in segment.sentences(text):
         in_question = sentence.text.rstrip().endswith(("?", "？"))
         found = segment.clauses(sentence)
         if not found and segment.only_correction(sentence.text):
-            if out and _SLIP.match(sentence.text) and out[-1][0].sentence.end >= sentence.start - 2:
+            if _SLIP.match(sentence.text) and _owns_slip(out, sentence):
                 # "复查是下周四 我记错了": a slip owned up to after what it puts right
                 out[-1] = _owned_slip(out[-1], sentence.text.strip())
             else:
                 carry = f"{carry} {sentence.text.strip()}".strip()
+                carry_slip = False
             continue
         for clause in found:
+            slipped = False
             if carry:
                 clause = dataclasses.replace(clause, opener=f"{carry} {clause.opener}".strip())
-                carry = ""
+                slipped, carry = carry_slip, ""
             ctx = acts.Context(
                 opener=clause.opener,
-                corrects=clause.corrects,
+                corrects=clause.corrects or slipped,
                 after_question=after_question,
                 in_question=in_question,
                 first=first,
                 pasted_nearby=pasted,
             )
             first = False
-            if out and _SLIP.match(clause.text) and out[-1][0].sentence.end >= sentence.start - 2:
-                # "对了是21号入住，我刚刚说错了": the remark makes the clause before it a
-                # correction, as an opener would have
-                out[-1] = _owned_slip(out[-1], clause.text.strip())
+            if _SLIP.match(clause.text) or _SLIP_OPENER.match(clause.opener):
+                if _SLIP.match(clause.text) and _owns_slip(out, sentence):
+                    # "对了是21号入住，我刚刚说错了": the remark makes the clause before it
+                    # a correction, as an opener would have
+                    out[-1] = _owned_slip(out[-1], clause.text.strip())
+                elif not find_numbers(clause.text):
+                    # "sorry, I misread the portal — it's May 16th": owned up to first,
+                    # the slip puts right the value said next
+                    carry, carry_slip = f"{clause.opener} {clause.text}".strip(), True
             out.append((clause, ctx))
     return out
+
+
+def _owns_slip(out: list[tuple[segment.Clause, acts.Context]], sentence: segment.Sentence) -> bool:
+    """Whether a slip remark belongs to the clause just before it: one close by that
+    holds a value ("复查是下周四 我记错了"); "I had it wrong, it's every 7,500 miles"
+    puts right what comes next."""
+    if not out or out[-1][0].sentence.end < sentence.start - 2:
+        return False
+    return bool(find_numbers(out[-1][0].text))
 
 
 def _owned_slip(
@@ -294,10 +311,15 @@ def _owned_slip(
     )
 
 
+#: An opener that owns up to a slip: "sorry, I misread", "I misheard".
+_SLIP_OPENER = re.compile(r".*\b(?:misread|misheard|misremembered|mistyped|misspoke)\W*$", re.I)
+
 #: A remark that what was just said puts a slip right: "我刚刚说错了", "记错了", "my bad".
 _SLIP = re.compile(
-    r"^\W*(?:我|刚刚|刚才|之前|前面|上面)*(?:说错了?|记错了?|写错了?|打错了?|看错了?|搞错了?|弄错了?)[了啊哈吧。!！\s]*$"
-    r"|^\W*(?:my bad|(?:sorry,?\s*)?typo|i misspoke|i mis-typed|i misread)\W*$",
+    r"^\W*(?:我|刚刚|刚才|之前|前面|上面)*(?:[\u4e00-\u9fff]{1,3}?)?"
+    r"(?:说错了?|记错了?|写错了?|打错了?|看错了?|搞错了?|弄错了?|算错了?)[了啊哈吧。!！\s]*$"
+    r"|^\W*(?:my bad|(?:sorry,?\s*)?typo|i misspoke|i mis-typed|i misread|i misheard"
+    r"|i (?:had|got) (?:it|that|this) wrong|i was wrong)\W*$",
     re.I,
 )
 

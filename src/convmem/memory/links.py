@@ -255,17 +255,66 @@ _DOUBT = re.compile(
 
 def _doubted(cand: Candidate, pool: Sequence[MemoryItem], here: set[str]) -> MemoryItem | None:
     """The newest earlier item whose value another person's clause names and doubts
-    (with a word of doubt, or beside a value of its own of the same kind)."""
+    (with a word of doubt, or beside a value of its own of the same kind). A bare
+    number names a value of any type ("2,400 is way too much" names "$2,400")."""
     mine = {(n.get("type"), n.get("value")) for n in cand.numbers}
     for item in reversed(pool):
         if item.id in here or item.kind not in COMPARABLE:
             continue
         said = {(n.get("type"), n.get("value")) for n in item.numbers}
-        if not mine & said:
+        named = {
+            (t, v)
+            for t, v in mine
+            for u, w in said
+            if v == w and "number" in (t, u) or (t, v) == (u, w)
+        }
+        if not named:
             continue
-        other = {t for t, _ in mine - said} & {t for t, _ in said}
+        other = {t for t, _ in mine - named} & {t for t, _ in said}
         if other or _DOUBT.search(cand.content):
             return item
+    return None
+
+
+#: Words that speak against something: "disagrees", "a mistake", "too hectic", 不同意.
+_AGAINST = re.compile(
+    r"\b(?:disagree\w*|(?:doesn't|does not|don't|didn't) (?:want|like|agree|think)|mistake|wrong"
+    r"|bad idea|not a good idea|instead|rather|too \w+|(?:is|are|'s|'re) fine|no need|overkill"
+    r"|unrealistic|isn't|aren't|not)\b"
+    r"|不同意|反对|不行|不好|没问题|不用|不要|不让|不可能|不对|太\S{1,2}了",
+    re.I,
+)
+
+
+def _contradicted(
+    cand: Candidate, pool: Sequence[MemoryItem], here: set[str], seq: int
+) -> MemoryItem | None:
+    """The person's own item another person's clause speaks against, in words
+    (:data:`_AGAINST`): the newest that shares a word with what the clause says beyond
+    who says it ("my wife really doesn't want Shinjuku"), or, when it shares none with
+    any, the item of the person's message just before ("my physio disagrees, she says
+    3 days max", "我老公不同意")."""
+    if not _AGAINST.search(cand.content) or "ctx:in_question" in cand.act.features:
+        return None  # "my cousin thinks we should split per person instead, which is fairer?"
+    own = [i for i in pool if i.id not in here and i.kind in COMPARABLE and i.source_seqs]
+    if cand.numbers:
+        # a value of its own: against the person's value of that kind ("我老公说总共最多
+        # 1万2 多了他不同意" is about the budget, not the head count said just before)
+        units, types = _units(cand.numbers), _types(cand.numbers) - {"number"}
+        same = [i for i in own if units & _units(i.numbers) or types & _types(i.numbers)]
+        # a total is no nightly rate, when a total was said ("3 days max" still speaks
+        # against "5 days a week")
+        alike = [i for i in same if _rate(cand.numbers) == _rate(i.numbers)] or same
+        return alike[-1] if alike else None
+    frame = subjects.THIRD_PARTY.search(cand.content)
+    said = cand.content[: frame.start()] + " " + cand.content[frame.end() :] if frame else ""
+    words = subjects.content_words(said)
+    shared = [i for i in own if words & subjects.content_words(i.content)]
+    if shared:
+        return shared[-1]
+    latest = max((max(i.source_seqs) for i in own), default=0)
+    if 0 < seq - latest <= 2:
+        return next(i for i in reversed(own) if max(i.source_seqs) == latest)
     return None
 
 
@@ -327,12 +376,21 @@ _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
 _SETTLED = re.compile(
     r"\b(?:going|go|went) with\b|\bsigned with\b|\bsettled on\b"
     r"|\b(?:the|that) (?:first|second|other|former|latter) one\b"
-    r"|^\W*(?:那|算了\W*)?就(?!是)|(?:就|选|定)(?:它|这个|那个)了|决定了",
+    r"|\bdecided\s*[:,-]|\b(?:picked|chose)\b"
+    r"|^\W*(?:那|算了\W*)?就(?!是)|(?:就|选|定)(?:它|这个|那个)了|决定了|(?:最后|最终)(?:定|选)|^\W*(?:定|选)了",
     re.I,
 )
 #: An open question that is a choice between options.
 _CHOICE = re.compile(
-    r"\b(?:between|or|whether|either)\b|\bthe two\b|还是|或者|要不要|二选一|纠结", re.I
+    r"\b(?:between|or|whether|either|which one)\b|\bthe two\b|还是|或者|要不要|二选一|纠结|之间选",
+    re.I,
+)
+
+
+#: A choice told as still open: "still torn between", 还在…选, 还在纠结.
+_UNDECIDED = re.compile(
+    r"\b(?:still|haven't|not yet)\b.{0,20}\b(?:torn|deciding|decided|choosing)\b|还在.{0,12}(?:选|纠结|比较)",
+    re.I,
 )
 
 
@@ -486,7 +544,8 @@ def relate(
     words = subjects.content_words(cand.content)
     if cand.kind == "decision":
         options = _option_words(cand.content)
-        open_items = [i for i in pool if i.kind == "open_question"]
+        # "年会场地还在两个酒店之间选": a choice still open, told as a fact
+        open_items = [i for i in pool if i.kind == "open_question" or _UNDECIDED.search(i.content)]
         for item in reversed(open_items):
             if _same_option(options, _option_words(item.content)):
                 return Link("supersedes", item, "a decision settles the open question")
@@ -588,9 +647,18 @@ def relate(
         # total (€180 a night against the trip's €1,800)
         top = heard[0][2]
         contributes = SHARE_OF_COST.search(cand.content) or _PUTS_IN.search(cand.content)
-        if contributes or _rate(cand.numbers) != _rate(top.numbers):
+        if contributes:
             return None
-        return Link("disputes", top, "another person's claim about the same subject")
+        if _rate(cand.numbers) == _rate(top.numbers):
+            return Link("disputes", top, "another person's claim about the same subject")
+    if reading.hearsay and cand.kind in COMPARABLE:
+        # a rate is no total (€180 a night against the trip's €1,800), unless the other
+        # person speaks against it in words ("my physio disagrees, she says 3 days max")
+        against = _contradicted(cand, pool, here, seq)
+        if against is not None:
+            return Link("disputes", against, "another person's word against it")
+        if heard and heard[0][0] >= 3:
+            return None
     if reading.correction:
         # two named subjects that share nothing are two things ("超时时间" is not "p95")
         scored = [

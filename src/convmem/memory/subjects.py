@@ -148,7 +148,9 @@ _EN_SPEAKER = re.compile(
 )
 #: Who says or thinks what follows ("我老婆觉得", "运维说"): the claim's subject comes after.
 _ZH_SPEAKER = re.compile(
-    r"^(?:[A-Za-z][A-Za-z-]{0,15}\s*|[^，,。；;]{0,8}?)(?:觉得|认为|表示|说)(?!错|好|定|了)"
+    r"^(?:[A-Za-z][A-Za-z-]{0,15}\s*|[^，,。；;]{0,8}?)(?:觉得|认为|表示|说|通知|同意|告诉我)(?!错|好|定|了)"
+    # where it is written: "成绩单上是7.0", "合同上写的是3月"
+    r"|^[^，,。；;\s]{1,6}?[上里](?:写的|写着|显示的?)?(?=是)"
 )
 _ZH_SUBJECT_STRIP = re.compile(r"^(?:把|将|给|让|就|都|还|也|再|先|然后|另外|还有)|(?:的)$")
 
@@ -223,7 +225,8 @@ _CORRECTION = re.compile(
     r"|\b(?:make it|make that|change (?:it|that|this) to|change to|switch to|switching to"
     r"|instead of|rather than|should be \S+ instead|use \S+ instead|instead|i meant|i mean"
     r"|changed my mind|change of plans?|on second thought"
-    r"|meant to say|not \S+ but|correction:|typo)\b"
+    r"|meant to say|not \S+ but|correction:|typo|misread|misheard|misremembered|misspoke"
+    r"|mistyped|i (?:had|got) (?:it|that|this) wrong)\b"
     r"|改成|改为|改去|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|不对[\s，,]*是\s*(?:[A-Za-z0-9.+\-]+|[零一二两三四五六七八九十百千万]+)[。！!]?$|"
     + SLIPPED
     + "|我是说|算了|最后定了|最终定了|调成|调到|改到"
@@ -296,8 +299,13 @@ _RETRACT_SOURCE = (
     r"(?P<p>(?:[\w'-]+\s){0,3}?[\w'-]+)"
     r" (?:(?:is|are|'s) (?:off|cancell?ed|called off|gone|dead|scrapped)|got cancell?ed)(?! to\b)"
     # "cancel that dentist appt, we're switching practices"
-    r"|\bcancel (?:that |the |my |our )?(?P<t>[\w\s'-]{2,30}?)"
+    r"|\b(?:(?:i|we|i've|we've)\s+(?:just\s+|already\s+)?)?cancel(?:l?ed)? (?:that |the |my |our )?"
+    r"(?P<t>[\w\s'-]{2,30}?)"
     r"(?=\s*(?:[,.!;]|$|\bwe\b|\bi\b|\bbecause\b|\bsince\b|\bfor now\b))"
+    # "we removed the coverage gate entirely yesterday"
+    r"|\b(?:(?:i|we|i've|we've)\s+(?:just\s+|already\s+)?)?(?:removed|ditched|got rid of|killed)"
+    r" (?:that |the |my |our )?(?P<x>[\w\s'-]{2,30}?)"
+    r"(?=\s*(?:[,.!;]|$|\b(?:entirely|completely|altogether|yesterday|today|because|since)\b))"
     r"|(?:the )?(?P<c>[\w\s-]{2,30}?) (?:doesn't|does not|no longer) matter(?:s)?(?: anymore)?"
     r"|(?:the )?(?P<j>[\w\s-]{2,30}?) (?:is|are) no longer (?:a requirement|needed|required"
     r"|necessary|a priority|a thing)"
@@ -319,10 +327,14 @@ _RETRACT_SOURCE = (
     r"(?!(?:first|second|third|last|other|next|previous|that|this)\b)"
     r"(?P<u>[\w\s'-]{2,30}?)(?<!\bpart)(?<!\bbit)(?<!\bone),\s*"
     r"(?:forget|ignore|scratch|drop|disregard) (?:that|it)\b"
-    r"|(?P<f>(?:[A-Za-z0-9][A-Za-z0-9_.-]*\s?){1,3}?|[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个"
-    r"|的事|的要求|那条)?(?:先)?(?:不用管了|不用考虑了|不需要了"
-    r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不[做搞去买订办上装报约租]了"
-    r"|不用[去做搞买订办上来]了)"
+    r"|(?<![A-Za-z0-9_.-])(?P<f>(?:[A-Za-z0-9][A-Za-z0-9_.-]*\s?){1,3}?|[\u3400-\u9fffA-Za-z0-9 ]{1,16}?)(?:那个|这个"
+    r"|的事|的要求|那条)?(?:计划|安排|想法|打算)?(?:先|就|也)?\s?(?:不用管了|不用?考虑了|不需要了"
+    r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不[做搞去买订办上装报约租加]了"
+    r"|不用[去做搞买订办上来加装改]了|当我没说过?|(?:drop|cancel|砍|取消)\s?掉)"
+    # "不吃晚饭那个计划算了" (not "我算了下", I worked it out)
+    r"|(?P<s>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个|的事)(?:计划|安排|想法|打算)?(?:先|就|也)?算了(?!下|一下)"
+    # "褪黑素我已经停了": a habit stopped
+    r"|(?P<y>[\u3400-\u9fffA-Za-z0-9]{2,8}?)我?(?:已经)?(?:停了|停掉了|戒了)"
     # "青霉素过敏是我瞎说的": what was said, untrue
     r"|(?P<r>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)是我(?:瞎|乱|随便)说的"
     # "删掉" alone is a task ("把这个函数删掉"); after 那条 it withdraws what was said
@@ -341,7 +353,8 @@ _RETRACT_WORDS = re.compile(
     r"forget|scratch|scrap|drop|skip|never|ignore|disregard|matter|no need|no longer"
     r"|need [^.!?\n]{0,60}any ?more|\b(?:off|cancell?ed|cancel|gone|dead|scrapped)\b"
     r"|不用|不需要|不要了|不管了|就算了|取消|可以不管|先放一放|不做了|不搞了|别管|先不|先别"
-    r"|删掉|去掉|作废|忘掉|不算|不[做搞去买订办上装报约租]了|不用[去做搞买订办上来]了|[瞎乱]说的",
+    r"|删掉|去掉|作废|忘掉|不算|不[做搞去买订办上装报约租加]了|不用[去做搞买订办上来加装改]了|[瞎乱]说的"
+    r"|removed|ditched|got rid of|killed|当我没说|算了|不考虑了|停了|停掉了|戒了|掉",
     _I,
 )
 
@@ -664,15 +677,17 @@ def subject_words(key: str) -> set[str]:
 #: Someone else's claim: "my husband thinks dinner's at 3", "someone on the team says…".
 THIRD_PARTY = re.compile(
     r"\b(?:my|our|the|his|her)\s+(?:\w+\s+){1,2}?(?:thinks?|says?|said|claims?|insists?|swears?"
-    r"|is sure|is convinced|told me)\b"
+    r"|is sure|is convinced|told me|disagrees?|(?:doesn't|does not|didn't) (?:want|like|agree|think)"
+    r"|objects?|pushed back|keeps saying)\b"
+    r"|\b(?:my|our|the|his|her)\s+\w+(?:'s|’s|\s+is)\s+(?:saying|claiming|insisting)\b"
     r"|\b(?:someone|somebody|they|he|she)(?:\s+on the \w+)?\s+(?:thinks?|says?|said|claims?)\b"
     r"|\b(?:he|she|they)(?:'s|'re|\s+is|\s+are)\s+(?:claiming|insisting|saying)\b"
     # a person named: "dana from product thinks", "the dba says" ("it says" is a text)
     r"|\b(?!(?:it|this|that|which|what|who)\b)[a-z]+(?:\s+from\s+\w+)?\s+(?:thinks|insists|claims"
     r"|swears|is claiming)\b"
     r"|\baccording to\b"
-    r"|(?:老公|老婆|同事|老板|领导|他|她|他们|有人|运维|产品|妈|爸|女朋友|男朋友|朋友|那边)"
-    r"(?:刚|又|也|还|一直)?(?:说|觉得|认为)"
+    r"|(?:老公|老婆|同事|老板|领导|他|她|他们|有人|运维|产品|妈|爸|女朋友|男朋友|朋友|那边|师傅"
+    r"|房东|客户|老师)(?:刚|又|也|还|一直)?(?:说|觉得|认为|不同意|坚持|反对)"
     r"|(?:师兄|师姐|导师|人事|婆婆|公公|岳母|丈母娘|室友|医生|护士|助教|组长|leader)(?:说|觉得|认为)"
     r"|(?<![A-Za-z])(?:pm|boss|cto|ceo|cofounder|co-founder|founder|manager|lead|client|qa|ops"
     r"|dba|hr|leader|mentor|tl)\s*(?:说|觉得|认为)",
