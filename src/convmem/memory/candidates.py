@@ -291,7 +291,7 @@ def clause_contexts(
     return out
 
 
-def _owns_slip(out: list[tuple[segment.Clause, acts.Context]], sentence: segment.Sentence) -> bool:
+def _owns_slip(out: list[tuple[segment.Clause, acts.Context]], sentence: segment.Span) -> bool:
     """Whether a slip remark belongs to the clause just before it: one close by that
     holds a value ("复查是下周四 我记错了"); "I had it wrong, it's every 7,500 miles"
     puts right what comes next."""

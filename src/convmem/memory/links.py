@@ -266,7 +266,7 @@ def _doubted(cand: Candidate, pool: Sequence[MemoryItem], here: set[str]) -> Mem
             (t, v)
             for t, v in mine
             for u, w in said
-            if v == w and "number" in (t, u) or (t, v) == (u, w)
+            if (v == w and "number" in (t, u)) or (t, v) == (u, w)
         }
         if not named:
             continue
@@ -389,7 +389,8 @@ _CHOICE = re.compile(
 
 #: A choice told as still open: "still torn between", 还在…选, 还在纠结.
 _UNDECIDED = re.compile(
-    r"\b(?:still|haven't|not yet)\b.{0,20}\b(?:torn|deciding|decided|choosing)\b|还在.{0,12}(?:选|纠结|比较)",
+    r"\b(?:still|haven't|not yet)\b.{0,20}\b(?:torn|deciding|decided|choosing)\b"
+    r"|还在.{0,12}(?:选|纠结|比较)",
     re.I,
 )
 
