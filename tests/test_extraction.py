@@ -1138,6 +1138,14 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ],
             ("retracted", 2, 1),
         ),
+        # what comes before a setting's name is a clause of its own
+        (["batch size设成64", "显存爆了 batch size降到32"], ("superseded", 2, 1)),
+        # a change said in so many words puts right what was told as a fact
+        (["我们部署在 eu-west-1", "改成 ap-south-1 离用户近"], ("superseded", 2, 1)),
+        # who says it, however firmly, and the word back
+        (["合同签的是三年", "房东硬说合同只签了两年 不可能"], ("disputed", 2, 1)),
+        # the person takes the other's word, owning up to a slip: no dispute
+        (["年终奖是三个月", "HR 说是两个月，之前我记错了"], ("superseded", 2, 1)),
         # who told it is no subject: the class's time, the rent's amount
         (["钢琴课是每周日上午十点", "老师通知改到周日下午三点了"], ("superseded", 2, 1)),
     ],

@@ -216,6 +216,8 @@ _PUT_RIGHT = re.compile(
     r"\b|\binstead\b|\bafter all\b|^(?:不对|其实|算了|还是|改成|改去|换成|改用)",
     re.I,
 )
+#: A change said in so many words, at the start of the clause.
+_CHANGED_TO = re.compile(r"^(?:改成|改为|换成|改去|改用|换用|还是.{1,12}吧)", re.I)
 #: How far back (in events) "just said" reaches.
 _JUST_SAID = 4
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -227,7 +229,11 @@ def _plan_put_right(
 ) -> MemoryItem | None:
     """The plan or choice a short correction with no value and no shared subject puts
     right: the newest one of the person's message just before it."""
-    if cand.numbers or cand.kind not in _PLAN_KINDS:
+    # a change said in so many words ("改成us-west-2", "还是坐高铁吧") puts right what
+    # was told as a fact too ("我们deploy到us-east-1", "我们坐飞机去北京")
+    explicit = _CHANGED_TO.search(cand.content)
+    kinds = COMPARABLE if explicit else _PLAN_KINDS
+    if cand.numbers or cand.kind not in kinds:
         return None
     said = f"{cand.opener} {cand.content}".strip()
     short = len(cand.content) <= 30 if _CJK.search(cand.content) else len(said.split()) <= 10
@@ -237,7 +243,7 @@ def _plan_put_right(
         i
         for i in pool
         if i.id not in here
-        and i.kind in _PLAN_KINDS
+        and i.kind in kinds
         and i.source_seqs
         and 0 < seq - max(i.source_seqs) <= _JUST_SAID
     ]
@@ -281,7 +287,9 @@ _AGAINST = re.compile(
     r"\b(?:disagree\w*|(?:doesn't|does not|don't|didn't) (?:want|like|agree|think)|mistake|wrong"
     r"|bad idea|not a good idea|instead|rather|too \w+|(?:is|are|'s|'re) fine|no need|overkill"
     r"|unrealistic|isn't|aren't|not)\b"
-    r"|不同意|反对|不行|不好|没问题|不用|不要|不让|不可能|不对|太\S{1,2}了",
+    # the person's own word back: "i dont buy it", "pretty sure it's 32", 我明明, 我记得是
+    r"|\b(?:i don'?t buy it|(?:i'm|im|pretty|fairly) sure|i doubt|no way|upsell|to me)\b"
+    r"|不同意|反对|不行|不好|没问题|不用|不要|不让|不可能|不对|太\S{1,2}了|明明|我记得|印象里|不信|懒得理",
     re.I,
 )
 
@@ -305,7 +313,8 @@ def _contradicted(
         # a total is no nightly rate, when a total was said ("3 days max" still speaks
         # against "5 days a week")
         alike = [i for i in same if _rate(cand.numbers) == _rate(i.numbers)] or same
-        return alike[-1] if alike else None
+        if alike:
+            return alike[-1]
     frame = subjects.THIRD_PARTY.search(cand.content)
     said = cand.content[: frame.start()] + " " + cand.content[frame.end() :] if frame else ""
     words = subjects.content_words(said)
@@ -313,7 +322,7 @@ def _contradicted(
     if shared:
         return shared[-1]
     latest = max((max(i.source_seqs) for i in own), default=0)
-    if 0 < seq - latest <= 2:
+    if not cand.numbers and 0 < seq - latest <= 2:
         return next(i for i in reversed(own) if max(i.source_seqs) == latest)
     return None
 
@@ -506,6 +515,10 @@ def relate(
         reading = dataclasses.replace(reading, correction=True)
     if not pool:
         return None
+    if reading.hearsay and "ctx:corrects" in cand.act.features:
+        # "HR 打电话说是 15 薪，之前邮件写错了": the person owns up to a slip and takes the
+        # other's word as the value now
+        reading = dataclasses.replace(reading, hearsay=False)
     if cand.retraction and reading.retract_target:
         target = reading.retract_target
         hits = [i for i in pool if _names(i, target, cand.content)]

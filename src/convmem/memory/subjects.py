@@ -627,6 +627,11 @@ def _zh_subject(body: str) -> str:
         # a value after the noun goes ("预算3000"), an identifier's digits stay ("p95")
         head = re.sub(r"(?<![A-Za-z_\d])[\d\s.,，:：]+$", "", head).rstrip(" .,，:：")
         head = _bare_head(head)
+        if len(head) > 12:
+            # "OOM了 batch size降到16", "显存不够 batch size降到16": what comes before the
+            # setting's name is a clause of its own
+            latin = _LATIN_TAIL.search(head.split("了")[-1])
+            head = latin.group() if latin else head
         if head in _ZH_VALUE_KIND:
             return ""
         if len(head) >= 2 and len(head) <= 12:
@@ -639,6 +644,11 @@ def _zh_subject(body: str) -> str:
         return ""  # "每月存的提到7000": the words before a verb name no subject here
     head = _bare_head(lead.group(1))
     return head.lower() if 2 <= len(head) <= 12 else ""
+
+
+_LATIN_TAIL = re.compile(
+    r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9_.-]*(?: [A-Za-z][A-Za-z0-9_.-]*){0,2}$"
+)
 
 
 def _bare_head(head: str) -> str:
@@ -685,11 +695,14 @@ THIRD_PARTY = re.compile(
     r"|\b(?:someone|somebody|they|he|she)(?:\s+on the \w+)?\s+(?:thinks?|says?|said|claims?)\b"
     r"|\b(?:he|she|they)(?:'s|'re|\s+is|\s+are)\s+(?:claiming|insisting|saying)\b"
     # a person named: "dana from product thinks", "the dba says" ("it says" is a text)
-    r"|\b(?!(?:it|this|that|which|what|who)\b)[a-z]+(?:\s+from\s+\w+)?\s+(?:thinks|insists|claims"
-    r"|swears|is claiming)\b"
+    r"|\b(?!(?:it|this|that|which|what|who|one|sign|label|page|screen|error|log|message)\b)[a-z]+"
+    r"(?:\s+from\s+\w+)?\s+(?:thinks|insists|claims|swears|is claiming|says|keeps saying)\b"
     r"|\baccording to\b"
     r"|(?:老公|老婆|同事|老板|领导|他|她|他们|有人|运维|产品|妈|爸|女朋友|男朋友|朋友|那边|师傅"
-    r"|房东|客户|老师)(?:刚|又|也|还|一直)?(?:说|觉得|认为|不同意|坚持|反对)"
+    r"|房东|客户|老师)(?:刚|又|也|还|一直|非|硬)?(?:说|觉得|认为|不同意|坚持|反对)"
+    # who, then when or how, then says: "房东今天打电话 说", "新来的 DBA 坚持说"
+    r"|(?:房东|医生|室友|同事|老板|领导|客服|师兄|师姐|导师|DBA|dba|HR|hr)[^，,。！!？?]{0,8}?"
+    r"(?:坚持说|非说|硬说|一口咬定|说)"
     r"|(?:师兄|师姐|导师|人事|婆婆|公公|岳母|丈母娘|室友|医生|护士|助教|组长|leader)(?:说|觉得|认为)"
     r"|(?<![A-Za-z])(?:pm|boss|cto|ceo|cofounder|co-founder|founder|manager|lead|client|qa|ops"
     r"|dba|hr|leader|mentor|tl)\s*(?:说|觉得|认为)",
