@@ -31,6 +31,7 @@ from convmem.memory import subjects
 from convmem.memory.act_cues import SETTLED_CHOICE, SHARE_OF_COST
 from convmem.memory.candidates import Candidate
 from convmem.memory.models import MemoryItem, Scope
+from convmem.memory.segment import SLIPPED
 
 if TYPE_CHECKING:
     from convmem.memory.store import MemoryStore
@@ -214,6 +215,11 @@ def _bare_hour(cand: Candidate) -> bool:
 _PUT_RIGHT = re.compile(
     r"^(?:actually|no wait|not quite|correction|changed my mind|on second thought|nah|nope)"
     r"\b|\binstead\b|\bafter all\b|^(?:不对|其实|算了|还是|改成|改去|换成|改用)",
+    re.I,
+)
+#: A slip the person owns up to: "之前邮件写错了", "I misread", "had it wrong".
+_OWNED_SLIP = re.compile(
+    SLIPPED + r"|\b(?:misread|misheard|misremembered|mistyped|misspoke|(?:had|got) it wrong)\b",
     re.I,
 )
 #: A change said in so many words, at the start of the clause.
@@ -515,7 +521,7 @@ def relate(
         reading = dataclasses.replace(reading, correction=True)
     if not pool:
         return None
-    if reading.hearsay and "ctx:corrects" in cand.act.features:
+    if reading.hearsay and _OWNED_SLIP.search(cand.opener):
         # "HR 打电话说是 15 薪，之前邮件写错了": the person owns up to a slip and takes the
         # other's word as the value now
         reading = dataclasses.replace(reading, hearsay=False)
