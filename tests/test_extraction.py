@@ -1146,6 +1146,16 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (["合同签的是三年", "房东硬说合同只签了两年 不可能"], ("disputed", 2, 1)),
         # the person takes the other's word, owning up to a slip: no dispute
         (["年终奖是三个月", "HR 说是两个月，之前我记错了"], ("superseded", 2, 1)),
+        # the same words said not to be so
+        (
+            ["my son is allergic to peanuts", "turns out he's not allergic to peanuts"],
+            ("superseded", 2, 1),
+        ),
+        # what was dropped, named before 那章 / 那事 / 那条
+        (["报告里要加一章 related work", "related work 那章砍了 篇幅不够"], ("retracted", 2, 1)),
+        (["找房子必须有车位", "车位那条就不卡了 车卖了"], ("retracted", 2, 1)),
+        # another person's value the person takes as the one now
+        (["we need 2 parking spots", "ok my wife says 3 spots now"], ("superseded", 2, 1)),
         # who told it is no subject: the class's time, the rent's amount
         (["钢琴课是每周日上午十点", "老师通知改到周日下午三点了"], ("superseded", 2, 1)),
     ],
@@ -1159,6 +1169,8 @@ def test_links_in_the_words_people_use(
 @pytest.mark.parametrize(
     "said",
     [
+        # a change that names nothing of the fact said before it
+        ["两个配置文件我对比过是一样的", "改成 staging 吧"],
         # a question, not a claim against the plan
         [
             "We're splitting the cabin cost per couple.",

@@ -222,12 +222,19 @@ _OWNED_SLIP = re.compile(
     SLIPPED + r"|\b(?:misread|misheard|misremembered|mistyped|misspoke|(?:had|got) it wrong)\b",
     re.I,
 )
+#: A value said to hold from now on, at the end of the clause: "husband says 3 bedrooms now".
+_NOW_END = re.compile(r"\bnow\W*$", re.I)
 #: A change said in so many words, at the start of the clause.
 _CHANGED_TO = re.compile(r"^(?:改成|改为|换成|改去|改用|换用|还是.{1,12}吧)", re.I)
 #: How far back (in events) "just said" reaches.
 _JUST_SAID = 4
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _PLAN_KINDS = ("decision", "preference")
+
+
+def _shares_a_word(a: str, b: str) -> bool:
+    latin = set(_TOKEN.findall(a.lower())) & set(_TOKEN.findall(b.lower()))
+    return bool(latin or subjects.content_words(a) & subjects.content_words(b))
 
 
 def _plan_put_right(
@@ -252,6 +259,10 @@ def _plan_put_right(
         and i.kind in kinds
         and i.source_seqs
         and 0 < seq - max(i.source_seqs) <= _JUST_SAID
+        # what was told as a fact is put right only when the change names a word of it
+        # ("改成us-west-2" after "我们deploy到us-east-1", not "改成 !prod 吧" after "两个
+        # yml 我对比过是一样的")
+        and (i.kind in _PLAN_KINDS or _shares_a_word(cand.content, i.content))
     ]
     return recent[-1] if recent else None
 
@@ -330,6 +341,40 @@ def _contradicted(
     latest = max((max(i.source_seqs) for i in own), default=0)
     if not cand.numbers and 0 < seq - latest <= 2:
         return next(i for i in reversed(own) if max(i.source_seqs) == latest)
+    return None
+
+
+#: Words that say a clause is not so: "not", "n't", "no longer", 不, 没.
+_NEGATION = re.compile(r"\b(?:not|no longer|never)\b|n't\b|[不没]", re.I)
+
+
+#: Who speaks, before quoted words: `Jolene said, "…` (chats replayed as one voice).
+_SPEAKER = re.compile(r"^\s*[\w'-]+(?:\s[\w'-]+)?\s+said,?\s*\"?", re.I)
+
+
+def _claim_words(text: str) -> set[str]:
+    """The content words of what a clause claims, whether or not it is negated."""
+    return subjects.content_words(_NEGATION.sub(" ", _SPEAKER.sub("", text)))
+
+
+def _negates(cand: Candidate, pool: Sequence[MemoryItem], here: set[str]) -> MemoryItem | None:
+    """The person's own earlier clause this one says is not so, in its words: "i'm not
+    allergic to penicillin at all" after "i'm allergic to penicillin"."""
+    negated = len(_NEGATION.findall(cand.content)) % 2
+    words = _claim_words(cand.content)
+    for item in reversed(pool):
+        if item.id in here or item.kind not in COMPARABLE:
+            continue
+        theirs = _claim_words(item.content)
+        # most of its words, and not a few of many ("Nate said, \"No, not really.\"" is
+        # no clause of a long message that happens to hold "said" and "really")
+        shared = theirs & words  # ("he's not allergic to peanuts": "my son is…" less "son")
+        if (
+            len(shared) >= 2
+            and 3 * len(shared) >= 2 * len(theirs)
+            and 2 * len(shared) >= len(words)
+        ):
+            return item if len(_NEGATION.findall(item.content)) % 2 != negated else None
     return None
 
 
@@ -521,9 +566,12 @@ def relate(
         reading = dataclasses.replace(reading, correction=True)
     if not pool:
         return None
-    if reading.hearsay and _OWNED_SLIP.search(cand.opener):
+    if reading.hearsay and (
+        _OWNED_SLIP.search(cand.opener)
+        or ((reading.change or _NOW_END.search(cand.content)) and not _AGAINST.search(cand.content))
+    ):
         # "HR 打电话说是 15 薪，之前邮件写错了": the person owns up to a slip and takes the
-        # other's word as the value now
+        # other's word as the value now; "husband says 3 bedrooms now": a change told
         reading = dataclasses.replace(reading, hearsay=False)
     if cand.retraction and reading.retract_target:
         target = reading.retract_target
@@ -679,6 +727,10 @@ def relate(
             return Link("disputes", against, "another person's word against it")
         if heard and heard[0][0] >= 3:
             return None
+    elif not cand.numbers and "ctx:in_question" not in cand.act.features:
+        negated = _negates(cand, pool, here)
+        if negated is not None:
+            return Link("supersedes", negated, "says in its words that it is not so")
     if reading.correction:
         # two named subjects that share nothing are two things ("超时时间" is not "p95")
         scored = [

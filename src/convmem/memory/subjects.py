@@ -329,9 +329,12 @@ _RETRACT_SOURCE = (
     r"(?:forget|ignore|scratch|drop|disregard) (?:that|it)\b"
     r"|(?<![A-Za-z0-9_.-])"
     r"(?P<f>(?:[A-Za-z0-9][A-Za-z0-9_.-]*\s?){1,3}?|[\u3400-\u9fffA-Za-z0-9 ]{1,16}?)(?:那个|这个"
-    r"|的事|的要求|那条)?(?:计划|安排|想法|打算)?(?:先|就|也)?\s?(?:不用管了|不用?考虑了|不需要了"
+    r"|的事|那事|的要求|那条|那章|那部分)?(?:计划|安排|想法|打算)?(?:先|就|也)?\s?(?:不用管了|不用?考虑了|不需要了"
     r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不[做搞去买订办上装报约租加]了"
-    r"|不用[去做搞买订办上来加装改]了|当我没说过?|(?:drop|cancel|砍|取消)\s?掉)"
+    r"|不用[去做搞买订办上来加装改]了|当我没说过?|(?:drop|cancel|砍|取消)\s?掉|砍了|吹了|黄了)"
+    # "电梯那条就不卡了": after what it names, anything no longer done
+    r"|(?P<z>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个|那条|那事|的事|的要求)"
+    r"(?:先|就|也)?不[\u4e00-\u9fff]了"
     # "不吃晚饭那个计划算了" (not "我算了下", I worked it out)
     r"|(?P<s>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个|的事)(?:计划|安排|想法|打算)?"
     r"(?:先|就|也)?算了(?!下|一下)"
@@ -355,8 +358,8 @@ _RETRACT_WORDS = re.compile(
     r"forget|scratch|scrap|drop|skip|never|ignore|disregard|matter|no need|no longer"
     r"|need [^.!?\n]{0,60}any ?more|\b(?:off|cancell?ed|cancel|gone|dead|scrapped)\b"
     r"|不用|不需要|不要了|不管了|就算了|取消|可以不管|先放一放|不做了|不搞了|别管|先不|先别"
-    r"|删掉|去掉|作废|忘掉|不算|不[做搞去买订办上装报约租加]了|不用[去做搞买订办上来加装改]了|[瞎乱]说的"
-    r"|removed|ditched|got rid of|killed|当我没说|算了|不考虑了|停了|停掉了|戒了|掉",
+    r"|删掉|去掉|作废|忘掉|不算|不[\u4e00-\u9fff]了|不用[去做搞买订办上来加装改]了|[瞎乱]说的"
+    r"|removed|ditched|got rid of|killed|当我没说|算了|不考虑了|停了|戒了|掉|砍了|吹了|黄了",
     _I,
 )
 
