@@ -278,15 +278,15 @@ def clause_contexts(
                 pasted_nearby=pasted,
             )
             first = False
-            if _SLIP.match(clause.text) or _SLIP_OPENER.match(clause.opener):
-                if _SLIP.match(clause.text) and _owns_slip(out, sentence):
-                    # "对了是21号入住，我刚刚说错了": the remark makes the clause before it
-                    # a correction, as an opener would have
-                    out[-1] = _owned_slip(out[-1], clause.text.strip())
-                elif not find_numbers(clause.text):
-                    # "sorry, I misread the portal — it's May 16th": owned up to first,
-                    # the slip puts right the value said next
-                    carry, carry_slip = f"{clause.opener} {clause.text}".strip(), True
+            remark = _SLIP.match(clause.text)
+            if remark and _owns_slip(out, sentence):
+                # "对了是21号入住，我刚刚说错了": the remark makes the clause before it a
+                # correction, as an opener would have
+                out[-1] = _owned_slip(out[-1], clause.text.strip())
+            elif (remark or _SLIP_OPENER.match(clause.opener)) and not find_numbers(clause.text):
+                # "sorry, I misread the portal — it's May 16th": owned up to first, the
+                # slip puts right the value said next
+                carry, carry_slip = f"{clause.opener} {clause.text}".strip(), True
             out.append((clause, ctx))
     return out
 
@@ -312,7 +312,7 @@ def _owned_slip(
 
 
 #: An opener that owns up to a slip: "sorry, I misread", "I misheard".
-_SLIP_OPENER = re.compile(r".*\b(?:misread|misheard|misremembered|mistyped|misspoke)\W*$", re.I)
+_SLIP_OPENER = re.compile(rf".*\b(?:{segment.MISSPOKE})\W*$", re.I)
 
 #: A remark that what was just said puts a slip right: "我刚刚说错了", "记错了", "my bad".
 _SLIP = re.compile(

@@ -31,7 +31,7 @@ from convmem.memory import subjects
 from convmem.memory.act_cues import SETTLED_CHOICE, SHARE_OF_COST
 from convmem.memory.candidates import Candidate
 from convmem.memory.models import MemoryItem, Scope
-from convmem.memory.segment import SLIPPED
+from convmem.memory.segment import MISSPOKE, SLIPPED
 
 if TYPE_CHECKING:
     from convmem.memory.store import MemoryStore
@@ -219,7 +219,7 @@ _PUT_RIGHT = re.compile(
 )
 #: A slip the person owns up to: "之前邮件写错了", "I misread", "had it wrong".
 _OWNED_SLIP = re.compile(
-    SLIPPED + r"|\b(?:misread|misheard|misremembered|mistyped|misspoke|(?:had|got) it wrong)\b",
+    SLIPPED + r"|\b(?:(?:had|got) it wrong|" + MISSPOKE + r")\b",
     re.I,
 )
 #: A value said to hold from now on, at the end of the clause: "husband says 3 bedrooms now".

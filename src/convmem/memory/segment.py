@@ -581,6 +581,8 @@ _ZH_LEADS_INTO = re.compile(
 #: What owns up to a slip before 错了 ("记错了", "打错了", "搞错了"); 说错了 is listed
 #: apart where a pattern takes it.
 SLIPPED = "[打记看写听搞弄算]错了"
+#: The same in English: the verbs of a slip owned up to ("I misread", "misremembered").
+MISSPOKE = "misread|misheard|misremembered|mistyped|misspoke"
 
 _SEP = r"[\s,，.。:：!！;；—-]+"
 _PUNCT = r"\s*[,，.。:：!！;；—-]+\s*"
@@ -615,7 +617,9 @@ _OPENER = re.compile(
     r"|更正|纠正|补充|刚才说错了|说错了|我说错了|改一下|对|是的|行|可以|好吧|ok的|收到|明白"
     r"|changed my mind|on second thought|(?:我|刚才|刚刚)*"
     + SLIPPED
-    + r"|(?:i\s+)?(?:misremembered|misread|misheard|misspoke|mistyped)|my mistake"
+    + r"|(?:i\s+)?(?:"
+    + MISSPOKE
+    + r")|my mistake"
     r"|(?:刚才|之前|前面|上面)说的(?:那个|那些)?不算了?|当我没说)"
     r"(?:" + _SEP + "|$)"
     # 其实 before the words it opens, with nothing between ("其实要请150个人")
@@ -625,8 +629,9 @@ _OPENER = re.compile(
 )
 _CORRECTION_OPENER = re.compile(
     r"\b(?:actually|correction|scratch that|wait|sorry|oops|my bad|never mind|nvm|update|not quite"
-    r"|hold on|no|nope|changed my mind|on second thought|misremembered|misread|misheard|misspoke"
-    r"|mistyped|my mistake)\b|算了|不对|等等|更正|纠正|说错了"
+    r"|hold on|no|nope|changed my mind|on second thought|my mistake|"
+    + MISSPOKE
+    + r")\b|算了|不对|等等|更正|纠正|说错了"
     r"|" + SLIPPED + "|改一下|其实|说的(?:那个|那些)?不算|当我没说",
     re.I,
 )

@@ -28,7 +28,7 @@ from functools import lru_cache
 from convmem.core.cue_match import CueText
 from convmem.core.numbers import Value, find_numbers
 from convmem.core.units import IE_NOUNS
-from convmem.memory.segment import SLIPPED
+from convmem.memory.segment import MISSPOKE, SLIPPED
 
 _I = re.IGNORECASE
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -225,8 +225,9 @@ _CORRECTION = re.compile(
     r"|\b(?:make it|make that|change (?:it|that|this) to|change to|switch to|switching to"
     r"|instead of|rather than|should be \S+ instead|use \S+ instead|instead|i meant|i mean"
     r"|changed my mind|change of plans?|on second thought"
-    r"|meant to say|not \S+ but|correction:|typo|misread|misheard|misremembered|misspoke"
-    r"|mistyped|i (?:had|got) (?:it|that|this) wrong)\b"
+    r"|meant to say|not \S+ but|correction:|typo|i (?:had|got) (?:it|that|this) wrong|"
+    + MISSPOKE
+    + r")\b"
     r"|改成|改为|改去|换成|换用|改用|更正|纠正|不是.{1,30}?而是|^不是[^，,。\s]{1,20}[\s，,]+是|应该是|改一下|说错了|不对[\s，,]*是\s*(?:[A-Za-z0-9.+\-]+|[零一二两三四五六七八九十百千万]+)[。！!]?$|"
     + SLIPPED
     + "|我是说|算了|最后定了|最终定了|调成|调到|改到"
