@@ -1146,6 +1146,13 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (["合同签的是三年", "房东硬说合同只签了两年 不可能"], ("disputed", 2, 1)),
         # the person takes the other's word, owning up to a slip: no dispute
         (["年终奖是三个月", "HR 说是两个月，之前我记错了"], ("superseded", 2, 1)),
+        # a value from a day on, or what it came to in the end
+        (
+            ["the api limit is 100 requests a minute", "we get 500 requests a minute as of today"],
+            ("superseded", 2, 1),
+        ),
+        (["rent is 1450", "signed the renewal, it's 1550 starting april"], ("superseded", 2, 1)),
+        (["机票订的是3月8号", "机票最后出的是3月9号的"], ("superseded", 2, 1)),
         # the same words said not to be so
         (
             ["my son is allergic to peanuts", "turns out he's not allergic to peanuts"],

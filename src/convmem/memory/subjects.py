@@ -244,7 +244,14 @@ _CORRECTION = re.compile(
     # value stated again, put right
     r"|(?:is|are|was|were|it's|she's|he's|we're|they're|should|must|needs? to|ha(?:s|ve) to)"
     r" actually|actually[.!]*$"
-    r"|instead|anymore|no longer)\b|现在(?:改|变)|变成|挪到|涨到|降到|提到|推迟到|提前到|延到",
+    r"|instead|anymore|no longer"
+    # from a day on: "allowed 600/min as of today", "it's 1600 starting march"
+    r"|as of (?:today|now|this \w+|next \w+|\w+day)|starting (?:today|tomorrow|this \w+|next \w+"
+    r"|\w+day|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*"
+    r"|dec\w*)|from now on|(?:we're|we are|now) at(?= \d)|ended up|in the end)\b"
+    r"|现在(?:改|变)|变成|挪到|涨到|降到|提到|推迟到|提前到|延到"
+    # what it came to: "机票最后出的是13号的", "最后放了六千" (not 最后一天)
+    r"|(?:最后|最终)(?!一)[\u4e00-\u9fff]{1,2}?(?:了|的是)",
     _I,
 )
 #: A new value set in place of one said in an earlier message: "预算放宽到一天600", "we
