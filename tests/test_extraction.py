@@ -1121,6 +1121,19 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ["装修总预算20万 每平米报价不超过800", "我爸说总共最多15万 多了他不出钱"],
             ("disputed", 2, 1),
         ),
+        # another person's claim the person answers with disbelief later in the message
+        (
+            [
+                "my daughter plays center back",
+                "her coach thinks she's a winger, i dont buy it",
+            ],
+            ("disputed", 2, 1),
+        ),
+        (["线上用的是 redis 7", "运维坚持说线上还是 redis 6 我明明看过版本"], ("disputed", 2, 1)),
+        (
+            ["the deposit was 1800", "landlord is now claiming it was 1500, that's not true"],
+            ("disputed", 2, 1),
+        ),
         # a choice still open, then made
         (
             ["still torn between the red sofa and the grey one", "Decided: grey."],

@@ -74,6 +74,9 @@ class Candidate:
     retraction: bool = False
     correction_only: bool = False  # nothing on its own: kept only if it corrects an item
     opener: str = ""  # the words trimmed before it ("actually", "不对")
+    #: another person's claim the person answers with their own disbelief, later in the
+    #: message ("her coach keeps saying she's a midfielder, i dont buy it")
+    pushed_back: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -596,4 +599,18 @@ def candidates(
                 opener=clause.opener,
             )
         )
+    for cand in out:
+        if cand.reading.hearsay and _PUSHBACK.search(text, cand.end, cand.end + PUSHBACK_REACH):
+            cand.pushed_back = True
     return out
+
+
+#: The person's own disbelief in what someone else claims: "i dont buy it", 我明明.
+_PUSHBACK = re.compile(
+    r"\bi (?:don'?t|do not) (?:buy|believe) (?:it|that)|\b(?:that'?s|that is|it'?s) not (?:true"
+    r"|right|what)|\b(?:i'?m |pretty |fairly )sure\b|\bi doubt\b|\bbs\b|\bnonsense\b"
+    r"|不信|明明|我记得|印象里|懒得理|不可能|胡说|瞎说",
+    re.I,
+)
+#: How far after the claim (in characters) the person's disbelief still answers it.
+PUSHBACK_REACH = 120

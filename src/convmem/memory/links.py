@@ -311,6 +311,12 @@ _AGAINST = re.compile(
 )
 
 
+def _speaks_against(cand: Candidate) -> bool:
+    """Another person's clause said against something: in its words, or answered by the
+    person's own disbelief later in the message."""
+    return cand.pushed_back or bool(_AGAINST.search(cand.content))
+
+
 def _contradicted(
     cand: Candidate, pool: Sequence[MemoryItem], here: set[str], seq: int
 ) -> MemoryItem | None:
@@ -319,7 +325,7 @@ def _contradicted(
     who says it ("my wife really doesn't want Shinjuku"), or, when it shares none with
     any, the item of the person's message just before ("my physio disagrees, she says
     3 days max", "我老公不同意")."""
-    if not _AGAINST.search(cand.content) or "ctx:in_question" in cand.act.features:
+    if not _speaks_against(cand) or "ctx:in_question" in cand.act.features:
         return None  # "my cousin thinks we should split per person instead, which is fairer?"
     own = [i for i in pool if i.id not in here and i.kind in COMPARABLE and i.source_seqs]
     if cand.numbers:
@@ -568,7 +574,7 @@ def relate(
         return None
     if reading.hearsay and (
         _OWNED_SLIP.search(cand.opener)
-        or ((reading.change or _NOW_END.search(cand.content)) and not _AGAINST.search(cand.content))
+        or ((reading.change or _NOW_END.search(cand.content)) and not _speaks_against(cand))
     ):
         # "HR 打电话说是 15 薪，之前邮件写错了": the person owns up to a slip and takes the
         # other's word as the value now; "husband says 3 bedrooms now": a change told

@@ -705,6 +705,9 @@ THIRD_PARTY = re.compile(
     r"|\b(?:my|our|the|his|her)\s+\w+(?:'s|’s|\s+is)\s+(?:saying|claiming|insisting)\b"
     r"|\b(?:someone|somebody|they|he|she)(?:\s+on the \w+)?\s+(?:thinks?|says?|said|claims?)\b"
     r"|\b(?:he|she|they)(?:'s|'re|\s+is|\s+are)\s+(?:claiming|insisting|saying)\b"
+    # "landlord is now claiming", "the vet's still saying"
+    r"|\b(?!(?:it|this|that|which|what|who)\b)[a-z]+(?:'s|\s+is)\s+(?:now|still)\s+(?:claiming"
+    r"|insisting|saying)\b"
     # a person named: "dana from product thinks", "the dba says" ("it says" is a text)
     r"|\b(?!(?:it|this|that|which|what|who|one|sign|label|page|screen|error|log|message)\b)[a-z]+"
     r"(?:\s+from\s+\w+)?\s+(?:thinks|insists|claims|swears|is claiming|says|keeps saying)\b"
