@@ -148,6 +148,15 @@ def test_questions_and_reasons_split_off() -> None:
         "let's do loguru",
         "the team already knows it",
     ]
+    # a request after what the person tells
+    assert _clauses("we move into the new flat on the 3rd, tips for packing a kitchen?") == [
+        "we move into the new flat on the 3rd",
+        "tips for packing a kitchen?",
+    ]
+    assert _clauses("the demo is on friday at 2pm, help me draft the agenda") == [
+        "the demo is on friday at 2pm",
+        "help me draft the agenda",
+    ]
 
 
 def test_a_result_after_so_is_a_clause_of_its_own() -> None:

@@ -560,6 +560,10 @@ _SPLIT_EN = re.compile(
     r"live|work|earn|make|think|guess|dont|didnt|cant|doesnt))\b)"
     r"|(?<!\s)\s+so\s+(?=(?:don't|dont|do not|make sure)\b)"
     r"|,\s+(?=(?:ideally|preferably)\b)"
+    # a request after what the person tells: "…a beagle mix from the shelter, tips for
+    # introducing her?", "…on the 9th, help me with slides?"
+    r"|,\s+(?=(?:help me|can you|could you|can u|pls|please|tips for|any tips|ideas for"
+    r"|suggestions? for|recommend)\b)"
     r"|,\s+(?=(?:is|are|does|do|did|can|could|should|would|will|what|how|which|why|when|where|"
     r"who|any|right|or)\b[^.!]*\?\s*$)",
     re.I,
