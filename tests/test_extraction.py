@@ -1166,6 +1166,8 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         ),
         (["rent is 1450", "signed the renewal, it's 1550 starting april"], ("superseded", 2, 1)),
         (["机票订的是3月8号", "机票最后出的是3月9号的"], ("superseded", 2, 1)),
+        # the old value named again beside the new one is no item put right
+        (["api 端口用 5000", "5000 被 airplay 占了 改成 5050 了"], ("superseded", 2, 1)),
         # the same words said not to be so
         (
             ["my son is allergic to peanuts", "turns out he's not allergic to peanuts"],

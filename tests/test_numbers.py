@@ -138,6 +138,10 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     # the day in digits with nothing after it, as chat writes it
     ("cofounder说应该6月15 太赶了", [("6月15", "date", "06-15", None, None, None)]),
     ("6月15前交", [("6月15", "date", "06-15", None, None, "upper")]),
+    # a space beside the digits, as typed between Latin and Chinese; not 第 3 号
+    ("flight 改到 7 月 12 号", [("7 月 12 号", "date", "07-12", None, None, None)]),
+    ("机票出的是 13 号的", [("13 号", "date", "---13", None, None, None)]),
+    ("排第 3 号", [("3", "number", 3.0, None, None, None)]),
     ("每月十五号发工资", [("十五号", "date", "---15", None, None, None)]),
     (
         "3月12号去，19号回",

@@ -384,6 +384,14 @@ def _negates(cand: Candidate, pool: Sequence[MemoryItem], here: set[str]) -> Mem
     return None
 
 
+def _said_before(pool: Sequence[MemoryItem], here: set[str]) -> list[MemoryItem]:
+    """The pool less the clauses of this message that only name a value said in an
+    earlier one: "8080 被 jenkins 占了 改成 9090" puts right "端口用 8080", not its own
+    mention of 8080."""
+    earlier = {v for i in pool if i.id not in here for v in _values(i.numbers)}
+    return [i for i in pool if not (i.id in here and i.numbers and _values(i.numbers) <= earlier)]
+
+
 def _latest_value(
     cand: Candidate, pool: Sequence[MemoryItem], change_only: bool = False
 ) -> tuple[MemoryItem, str] | None:
@@ -749,7 +757,7 @@ def relate(
             return Link("supersedes", scored[0][2], "a correction of the same subject")
         if reading.scratch:
             return Link("supersedes", pool[-1], "scratch that: the item just before")
-        latest = _latest_value(cand, pool, change_only)
+        latest = _latest_value(cand, _said_before(pool, here), change_only)
         if latest:
             return Link("supersedes", *latest)
         plan = _plan_put_right(cand, pool, seq, here)
