@@ -142,6 +142,10 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("flight 改到 7 月 12 号", [("7 月 12 号", "date", "07-12", None, None, None)]),
     ("机票出的是 13 号的", [("13 号", "date", "---13", None, None, None)]),
     ("排第 3 号", [("3", "number", 3.0, None, None, None)]),
+    # a score in several Chinese numerals; 十分 and 十二分 are "very"
+    ("复试线是三百四十分", [("三百四十分", "quantity", 340.0, None, "分", None)]),
+    ("十分好吃", []),
+    ("十二分的热情", []),
     ("每月十五号发工资", [("十五号", "date", "---15", None, None, None)]),
     (
         "3月12号去，19号回",

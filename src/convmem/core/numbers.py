@@ -606,8 +606,15 @@ class _Finder:
             inner = _unit_at(t, more.end()) if more else None
             if inner is not None and inner[0] != "个":
                 unit = inner
-        if how == "chinese" and unit is not None and unit[0] in ("分", "步", "轮"):
-            return None  # 十分 is "very", 一步到位 and 三轮 are words; counts of these are digits
+        # 十分 and 十二分 are "very", 一步到位 and 三轮 are words; counts of these are
+        # digits, but a score in several numerals is a score ("三百四十分", "六百八十七分")
+        if (
+            how == "chinese"
+            and unit is not None
+            and unit[0] in ("分", "步", "轮")
+            and not (unit[0] == "分" and len(body) >= 2 and body != "十二")
+        ):
+            return None
         if unit is not None and unit[0] == "个":
             unit = None
         if how == "chinese" and body == "一" and unit is not None and unit[0] in CN_ARTICLE_UNITS:
