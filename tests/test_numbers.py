@@ -145,6 +145,15 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     # a score in several Chinese numerals; 十分 and 十二分 are "very"
     ("复试线是三百四十分", [("三百四十分", "quantity", 340.0, None, "分", None)]),
     ("十分好吃", []),
+    # a 一 that starts a period after a short form is not the form's digit
+    (
+        "两千五一晚",
+        [
+            ("两千五", "number", 2500.0, None, None, None),
+            ("一晚", "quantity", 1.0, None, "晚", None),
+        ],
+    ),
+    ("二十一天", [("二十一天", "duration", 21.0, None, "day", None)]),
     ("十二分的热情", []),
     ("每月十五号发工资", [("十五号", "date", "---15", None, None, None)]),
     (

@@ -99,7 +99,13 @@ _AGE = re.compile(
 )
 _CORES_MEMORY = re.compile(r"(?<![A-Za-z\d])(\d{1,3})([Cc])(\d{1,4})([Gg])(?![A-Za-z\d])")
 _CN_PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+|\d+(?:\.\d+)?)")
-_CN_NUM_RUN = re.compile(r"[零〇一二两俩三四五六七八九十百千万亿]+(?:个?半)?")
+#: A run of Chinese numerals; a 一 after a short form ("两千五") that starts a period
+#: is not its digit: "两千五一晚" is 2,500 a night ("二十一天" is 21 days).
+_CN_NUM_RUN = re.compile(
+    r"[零〇一二两俩三四五六七八九十百千万亿]"
+    r"(?:[零〇二两俩三四五六七八九十百千万亿]|(?<![千百万][二两三四五六七八九])一"
+    r"|一(?!晚|天|日|周|次|小时|个月|年|间))*(?:个?半)?"
+)
 
 #: "三四天", "五六个人", "两三百块": two numerals one apart, then their place, are a range.
 _CN_APPROX = re.compile(
