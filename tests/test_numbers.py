@@ -154,6 +154,9 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
         ],
     ),
     ("二十一天", [("二十一天", "duration", 21.0, None, "day", None)]),
+    # 来 after a number is "about", then the unit
+    ("一百来块", [("一百来块", "money", 100.0, None, "CNY", None)]),
+    ("三十来分钟", [("三十来分钟", "duration", 30.0, None, "min", None)]),
     ("十二分的热情", []),
     ("每月十五号发工资", [("十五号", "date", "---15", None, None, None)]),
     (

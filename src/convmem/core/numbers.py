@@ -269,7 +269,7 @@ _ANY_NUMBER = re.compile(
 _AMOUNT_AT = re.compile(rf"(?P<num>{_NUM})(?P<pct>\s?%)?(?:\s?(?P<mult>{_MULT}))?")
 
 
-_MORE_THEN = re.compile(r" ?多 ?")
+_MORE_THEN = re.compile(r" ?[多来] ?")  # ("十来块": about ten, then the unit)
 #: "40多分钟", "三个多小时": more than the number (not "2个多肉", two succulents).
 _MORE_THAN_INSIDE = re.compile(
     r"[\d一二两三四五六七八九十百千万]\s?(?:个多\s?(?:小时|钟头|月|星期|礼拜)|多\s?(?!肉|余|少|久|长)\S)"
