@@ -78,6 +78,9 @@ def test_named_choices(text: str, names: tuple[str, ...]) -> None:
         ("Kafka 迁移先 drop 掉", "Kafka 迁移"),
         ("I cancelled the caterer, we'll cook", "caterer"),
         ("we removed the coverage gate entirely", "coverage gate"),
+        # a rule about cancelling or removing withdraws nothing
+        ("cancelled only from pending or paid.", None),
+        ("removed items are archived for 30 days", None),
         # a long run before "got cancelled", or a part of something said, names no item
         ("its july 31 now the aug slot got cancelled", None),
         ("the first part, ignore that", None),
