@@ -37,3 +37,12 @@ def test_demo_is_deterministic_and_idempotent(cli: Cli) -> None:
     assert "297 events (297 new)" in second.out
     assert _block(second.out) == _block(first.out)
     assert cli("status", "--json").json()["counts"]["events"] == 297
+
+
+def test_demo_keeps_every_rule_the_user_gave(cli: Cli) -> None:
+    """The demo's items, read and judged: a rule about cancelling is no withdrawal (a
+    change once dropped "cancelled only from pending or paid." as one)."""
+    out = cli("demo").out
+    assert "297 events (297 new), 19 memory items (1 superseded)" in out
+    items = cli("items", "--session", "demo").out
+    assert "cancelled only from pending or paid." in items
