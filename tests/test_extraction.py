@@ -1170,7 +1170,7 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (["api 端口用 5000", "5000 被 airplay 占了 改成 5050 了"], ("superseded", 2, 1)),
         # the same words said not to be so
         (
-            ["my son is allergic to peanuts", "turns out he's not allergic to peanuts"],
+            ["i'm allergic to peanuts", "turns out i'm not allergic to peanuts"],
             ("superseded", 2, 1),
         ),
         # what was dropped, named before 那章 / 那事 / 那条
@@ -1193,6 +1193,28 @@ def test_links_in_the_words_people_use(
     [
         # a change that names nothing of the fact said before it
         ["两个配置文件我对比过是一样的", "改成 staging 吧"],
+        # another person agreeing, or speaking of something else
+        ["We're eating at the Thai place on Friday.", "my wife says Friday is fine"],
+        ["I booked the dentist for Tuesday", "my sister says her new job is too stressful"],
+        ["预算定在五千", "房东说暖气不用交钱"],
+        [
+            "my sister is bringing dessert",
+            "my mom says she'll bring fruit, i'm sure the kids will love it",
+        ],
+        # the same words again with more stress, another subject, a contrast after them
+        ["I can't eat gluten", "yeah I really can't eat gluten, not even a little"],
+        ["my sister lives in Boston", "my brother doesn't live in Boston"],
+        ["we're driving to Denver", "we're driving to Denver, not flying"],
+        ["我喜欢这家咖啡店", "这家咖啡店没有wifi"],
+        # something stopped or cut that the person did not withdraw
+        ["我每天坐地铁上班", "地铁停了 今天打车"],
+        ["这件衣服价格是800", "价格砍了一半"],
+        # a choice made of something other than the one left open long before
+        [
+            "still deciding whether to drive or fly to Denver",
+            "what should I pack?",
+            "ok and we picked the blue invitations",
+        ],
         # a question, not a claim against the plan
         [
             "We're splitting the cabin cost per couple.",

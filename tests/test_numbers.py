@@ -142,6 +142,7 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("flight 改到 7 月 12 号", [("7 月 12 号", "date", "07-12", None, None, None)]),
     ("机票出的是 13 号的", [("13 号", "date", "---13", None, None, None)]),
     ("排第 3 号", [("3", "number", 3.0, None, None, None)]),
+    ("坐 2 号 线", [("2", "number", 2.0, None, None, None)]),
     # a score in several Chinese numerals; 十分 and 十二分 are "very"
     ("复试线是三百四十分", [("三百四十分", "quantity", 340.0, None, "分", None)]),
     ("十分好吃", []),
@@ -525,3 +526,9 @@ def test_a_negation_typed_without_its_apostrophe_makes_more_than_a_ceiling(text:
 def test_a_lower_case_may_after_are_is_the_month() -> None:
     first = find_numbers("dates are may 22 to 27")[0]
     assert (first.type, first.value) == ("date", "05-22")
+
+
+def test_a_run_of_numerals_too_long_to_be_a_number_is_read_without_error() -> None:
+    # 1,000 一 once overflowed the float a value is converted to
+    (value, *_) = find_numbers("一" * 1000)
+    assert value.end - value.start <= 24

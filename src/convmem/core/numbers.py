@@ -99,12 +99,16 @@ _AGE = re.compile(
 )
 _CORES_MEMORY = re.compile(r"(?<![A-Za-z\d])(\d{1,3})([Cc])(\d{1,4})([Gg])(?![A-Za-z\d])")
 _CN_PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+|\d+(?:\.\d+)?)")
-#: A run of Chinese numerals; a 一 after a short form ("两千五") that starts a period
-#: is not its digit: "两千五一晚" is 2,500 a night ("二十一天" is 21 days).
+#: What "一" starts when it means "a" or "per" after a sum: "两千五一晚", "三千一天",
+#: "两千五一张", "三千二一个人".
+_PER_ONE = r"晚|天|日|周|次|小时|个|年|间|张|套|位|人|份|件|台|瓶|盒|斤|公斤|桌|趟|节|课"
+#: A run of Chinese numerals (at most 24: a longer one is no number anyone says); a 一
+#: after a sum ("两千五", "三千") that starts a period or a count is not its digit:
+#: "两千五一晚" is 2,500 a night ("二十一天" is 21 days, "一千一百" 1,100).
 _CN_NUM_RUN = re.compile(
     r"[零〇一二两俩三四五六七八九十百千万亿]"
-    r"(?:[零〇二两俩三四五六七八九十百千万亿]|(?<![千百万][二两三四五六七八九])一"
-    r"|一(?!晚|天|日|周|次|小时|个月|年|间))*(?:个?半)?"
+    r"(?:[零〇二两俩三四五六七八九十百千万亿]|(?<![千百万][二两三四五六七八九])(?<![千百万])一"
+    r"|一(?!" + _PER_ONE + r")){0,23}(?:个?半)?"
 )
 
 #: "三四天", "五六个人", "两三百块": two numerals one apart, then their place, are a range.

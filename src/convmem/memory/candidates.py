@@ -319,7 +319,8 @@ _SLIP_OPENER = re.compile(rf".*\b(?:{segment.MISSPOKE})\W*$", re.I)
 
 #: A remark that what was just said puts a slip right: "我刚刚说错了", "记错了", "my bad".
 _SLIP = re.compile(
-    r"^\W*(?:我|刚刚|刚才|之前|前面|上面)*(?:[\u4e00-\u9fff]{1,3}?)?"
+    # (not a warning or someone else's: "别算错了", "你记错了", "怕记错了")
+    r"^\W*(?:我|刚刚|刚才|之前|前面|上面)*(?![别你怕]|不要|小心|千万)[\u4e00-\u9fff]{0,3}?"
     r"(?:说错了?|记错了?|写错了?|打错了?|看错了?|搞错了?|弄错了?|算错了?)[了啊哈吧。!！\s]*$"
     r"|^\W*(?:my bad|(?:sorry,?\s*)?typo|i misspoke|i mis-typed|i misread|i misheard"
     r"|i (?:had|got) (?:it|that|this) wrong|i was wrong)\W*$",
@@ -607,9 +608,9 @@ def candidates(
 
 #: The person's own disbelief in what someone else claims: "i dont buy it", 我明明.
 _PUSHBACK = re.compile(
-    r"\bi (?:don'?t|do not) (?:buy|believe) (?:it|that)|\b(?:that'?s|that is|it'?s) not (?:true"
-    r"|right|what)|\b(?:i'?m |pretty |fairly )sure\b|\bi doubt\b|\bbs\b|\bnonsense\b"
-    r"|不信|明明|我记得|印象里|懒得理|不可能|胡说|瞎说",
+    r"\bi (?:don['’]?t|do not) (?:buy|believe) (?:it|that)|\b(?:that['’]?s|that is|it['’]?s) not"
+    r" (?:true|right|what)|\b(?:pretty|fairly) sure (?:it['’]?s|it was|its|that)\b|\bi doubt\b"
+    r"|\bbs\b|\bnonsense\b|不信|明明|我记得(?:就)?是|印象里(?:就)?是|懒得理|胡说|瞎说",
     re.I,
 )
 #: How far after the claim (in characters) the person's disbelief still answers it.

@@ -302,11 +302,14 @@ def _doubted(cand: Candidate, pool: Sequence[MemoryItem], here: set[str]) -> Mem
 #: Words that speak against something: "disagrees", "a mistake", "too hectic", 不同意.
 _AGAINST = re.compile(
     r"\b(?:disagree\w*|(?:doesn't|does not|don't|didn't) (?:want|like|agree|think)|mistake|wrong"
-    r"|bad idea|not a good idea|instead|rather|too \w+|(?:is|are|'s|'re) fine|no need|overkill"
-    r"|unrealistic|isn't|aren't|not)\b"
-    # the person's own word back: "i dont buy it", "pretty sure it's 32", 我明明, 我记得是
-    r"|\b(?:i don'?t buy it|(?:i'm|im|pretty|fairly) sure|i doubt|no way|upsell|to me)\b"
-    r"|不同意|反对|不行|不好|没问题|不用|不要|不让|不可能|不对|太\S{1,2}了|明明|我记得|印象里|不信|懒得理",
+    r"|bad idea|instead|rather|too \w+|overkill|unrealistic|isn't|aren't|not)\b"
+    r"|不同意|反对|不行|不好|不让|不对|太\S{1,2}了",
+    re.I,
+)
+#: Only a disagreement, naming nothing: what it is against is what was just said.
+_DISAGREES = re.compile(
+    r"\b(?:disagree\w*|doesn't agree|does not agree|objects?|pushed back|(?:a|the) mistake"
+    r"|bad idea)\b|不同意|反对",
     re.I,
 )
 
@@ -345,7 +348,8 @@ def _contradicted(
     if shared:
         return shared[-1]
     latest = max((max(i.source_seqs) for i in own), default=0)
-    if not cand.numbers and 0 < seq - latest <= 2:
+    disagrees = cand.pushed_back or _DISAGREES.search(cand.content)
+    if disagrees and not cand.numbers and 0 < seq - latest <= 2:
         return next(i for i in reversed(own) if max(i.source_seqs) == latest)
     return None
 
@@ -364,23 +368,25 @@ def _claim_words(text: str) -> set[str]:
 
 
 def _negates(cand: Candidate, pool: Sequence[MemoryItem], here: set[str]) -> MemoryItem | None:
-    """The person's own earlier clause this one says is not so, in its words: "i'm not
-    allergic to penicillin at all" after "i'm allergic to penicillin"."""
-    negated = len(_NEGATION.findall(cand.content)) % 2
+    """The person's own earlier clause this one says is not so: all its words, one "not"
+    before them and little else ("i'm not allergic to penicillin at all" after "i'm
+    allergic to penicillin"). Not a restatement with more stress ("I really can't eat
+    gluten, not even a little"), another subject ("my brother doesn't live in Boston"),
+    nor a contrast after it ("we're driving to Denver, not flying")."""
+    found = _NEGATION.findall(cand.content)
+    if len(found) != 1:
+        return None
     words = _claim_words(cand.content)
+    lowered = cand.content.lower()
     for item in reversed(pool):
-        if item.id in here or item.kind not in COMPARABLE:
+        if item.id in here or item.kind not in COMPARABLE or _NEGATION.search(item.content):
             continue
         theirs = _claim_words(item.content)
-        # most of its words, and not a few of many ("Nate said, \"No, not really.\"" is
-        # no clause of a long message that happens to hold "said" and "really")
-        shared = theirs & words  # ("he's not allergic to peanuts": "my son is…" less "son")
-        if (
-            len(shared) >= 2
-            and 3 * len(shared) >= 2 * len(theirs)
-            and 2 * len(shared) >= len(words)
-        ):
-            return item if len(_NEGATION.findall(item.content)) % 2 != negated else None
+        if len(theirs) < 2 or not theirs <= words or len(words - theirs) > 2:
+            continue
+        negation = _NEGATION.search(cand.content)
+        first = min((lowered.find(w) for w in theirs if w in lowered), default=-1)
+        return item if negation is not None and 0 <= negation.start() < first else None
     return None
 
 
@@ -450,7 +456,7 @@ _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
 _SETTLED = re.compile(
     r"\b(?:going|go|went) with\b|\bsigned with\b|\bsettled on\b"
     r"|\b(?:the|that) (?:first|second|other|former|latter) one\b"
-    r"|\bdecided\s*[:,-]|\b(?:picked|chose)\b"
+    r"|\bdecided\s*[:,-]"
     r"|^\W*(?:那|算了\W*)?就(?!是)|(?:就|选|定)(?:它|这个|那个)了|决定了|(?:最后|最终)(?:定|选)|^\W*(?:定|选)了",
     re.I,
 )
@@ -631,7 +637,15 @@ def relate(
         for item in reversed(open_items):
             if _same_option(options, _option_words(item.content)):
                 return Link("supersedes", item, "a decision settles the open question")
-        choices = [i for i in open_items if _CHOICE.search(i.content)]
+        # (in other words only just after it: "we picked the blue invitations" settles no
+        # "drive or fly" said long before)
+        choices = [
+            i
+            for i in open_items
+            if _CHOICE.search(i.content)
+            and i.source_seqs
+            and 0 < seq - max(i.source_seqs) <= _JUST_SAID
+        ]
         settled = _SETTLED.search(cand.content) or SETTLED_CHOICE.search(cand.content)
         if choices and not cand.numbers and settled:
             # "the chalet it is then" after "torn between the place on lake wren and the
@@ -734,8 +748,9 @@ def relate(
         if _rate(cand.numbers) == _rate(top.numbers):
             return Link("disputes", top, "another person's claim about the same subject")
     if reading.hearsay and cand.kind in COMPARABLE:
-        # a rate is no total (€180 a night against the trip's €1,800), unless the other
-        # person speaks against it in words ("my physio disagrees, she says 3 days max")
+        # the claim speaks against an item in words, or the person answers it with
+        # disbelief ("my physio disagrees, she says 3 days max" against "5 days a week",
+        # which the claim of the same subject above leaves alone as a rate beside a total)
         against = _contradicted(cand, pool, here, seq)
         if against is not None:
             return Link("disputes", against, "another person's word against it")
