@@ -1198,6 +1198,10 @@ def test_links_in_the_words_people_use(
         ["I booked the dentist for Tuesday", "my sister says her new job is too stressful"],
         ["预算定在五千", "房东说暖气不用交钱"],
         [
+            "we're going to the beach on saturday",
+            "my sister says the beach is not crowded on weekdays",
+        ],
+        [
             "my sister is bringing dessert",
             "my mom says she'll bring fruit, i'm sure the kids will love it",
         ],

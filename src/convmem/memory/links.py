@@ -306,6 +306,13 @@ _AGAINST = re.compile(
     r"|不同意|反对|不行|不好|不让|不对|太\S{1,2}了",
     re.I,
 )
+#: Words against a thing the claim names, more than a plain "not": "doesn't want
+#: Shinjuku", "a mistake at my age", 太卷了.
+_AGAINST_IN_WORDS = re.compile(
+    r"\b(?:disagree\w*|(?:doesn't|does not|don't|didn't) (?:want|like|agree|think)|mistake|wrong"
+    r"|bad idea|overkill|unrealistic)\b|不同意|反对|不行|不好|不让|不对|太\S{1,2}了",
+    re.I,
+)
 #: Only a disagreement, naming nothing: what it is against is what was just said.
 _DISAGREES = re.compile(
     r"\b(?:disagree\w*|doesn't agree|does not agree|objects?|pushed back|(?:a|the) mistake"
@@ -345,7 +352,9 @@ def _contradicted(
     said = cand.content[: frame.start()] + " " + cand.content[frame.end() :] if frame else ""
     words = subjects.content_words(said)
     shared = [i for i in own if words & subjects.content_words(i.content)]
-    if shared:
+    # a word in common is little: the claim must say more than "not" or "too" against it
+    # ("my sister says the beach is not crowded on weekdays" disputes no beach trip)
+    if shared and (cand.pushed_back or _AGAINST_IN_WORDS.search(cand.content)):
         return shared[-1]
     latest = max((max(i.source_seqs) for i in own), default=0)
     disagrees = cand.pushed_back or _DISAGREES.search(cand.content)
