@@ -299,19 +299,17 @@ def _doubted(cand: Candidate, pool: Sequence[MemoryItem], here: set[str]) -> Mem
     return None
 
 
-#: Words that speak against something: "disagrees", "a mistake", "too hectic", 不同意.
-_AGAINST = re.compile(
-    r"\b(?:disagree\w*|(?:doesn't|does not|don't|didn't) (?:want|like|agree|think)|mistake|wrong"
-    r"|bad idea|instead|rather|too \w+|overkill|unrealistic|isn't|aren't|not)\b"
-    r"|不同意|反对|不行|不好|不让|不对|太\S{1,2}了",
-    re.I,
-)
-#: Words against a thing the claim names, more than a plain "not": "doesn't want
+#: Words against a thing a claim names, more than a plain "not": "doesn't want
 #: Shinjuku", "a mistake at my age", 太卷了.
-_AGAINST_IN_WORDS = re.compile(
-    r"\b(?:disagree\w*|(?:doesn't|does not|don't|didn't) (?:want|like|agree|think)|mistake|wrong"
-    r"|bad idea|overkill|unrealistic)\b|不同意|反对|不行|不好|不让|不对|太\S{1,2}了",
-    re.I,
+_AGAINST_WORDS = (
+    r"disagree\w*|(?:doesn't|does not|don't|didn't) (?:want|like|agree|think)|mistake|wrong"
+    r"|bad idea|overkill|unrealistic"
+)
+_AGAINST_ZH = r"不同意|反对|不行|不好|不让|不对|太\S{1,2}了"
+_AGAINST_IN_WORDS = re.compile(rf"\b(?:{_AGAINST_WORDS})\b|{_AGAINST_ZH}", re.I)
+#: The same, or a plain "not", "instead", "too …": enough beside a value of one's own.
+_AGAINST = re.compile(
+    rf"\b(?:{_AGAINST_WORDS}|instead|rather|too \w+|isn't|aren't|not)\b|{_AGAINST_ZH}", re.I
 )
 #: Only a disagreement, naming nothing: what it is against is what was just said.
 _DISAGREES = re.compile(
@@ -382,9 +380,10 @@ def _negates(cand: Candidate, pool: Sequence[MemoryItem], here: set[str]) -> Mem
     allergic to penicillin"). Not a restatement with more stress ("I really can't eat
     gluten, not even a little"), another subject ("my brother doesn't live in Boston"),
     nor a contrast after it ("we're driving to Denver, not flying")."""
-    found = _NEGATION.findall(cand.content)
+    found = list(_NEGATION.finditer(cand.content))
     if len(found) != 1:
         return None
+    negation = found[0].start()
     words = _claim_words(cand.content)
     lowered = cand.content.lower()
     for item in reversed(pool):
@@ -393,9 +392,8 @@ def _negates(cand: Candidate, pool: Sequence[MemoryItem], here: set[str]) -> Mem
         theirs = _claim_words(item.content)
         if len(theirs) < 2 or not theirs <= words or len(words - theirs) > 2:
             continue
-        negation = _NEGATION.search(cand.content)
         first = min((lowered.find(w) for w in theirs if w in lowered), default=-1)
-        return item if negation is not None and 0 <= negation.start() < first else None
+        return item if 0 <= negation < first else None
     return None
 
 
