@@ -239,3 +239,31 @@ def test_a_read_only_database_file_is_named_not_its_folder(
             assert "folder" not in result.err
     finally:
         _lock(db, False)
+
+
+def test_global_options_may_follow_the_command(cli: Cli, tmp_path: Path) -> None:
+    other = tmp_path / "elsewhere"
+    events = write_events(tmp_path / "t.jsonl", TRIAL)
+    assert cli("ingest", str(events), "--home", str(other)).code == 0
+    assert (other / "memory.sqlite").is_file()
+    listed = cli("items", "--session", "t", f"--home={other}", "--json")
+    assert listed.code == 0 and {i["kind"] for i in listed.json()} >= {"constraint"}
+    # the fixture's own home (CONVMEM_HOME) was never written
+    assert "no convmem store" in cli("items", "--session", "t").err
+    # a value after "--" is an argument, not an option; a missing value is said so
+    searched = cli("search", "--home", str(other), "--", "--home")
+    assert searched.code == 0 and "no matches" in searched.out
+    missing = cli("status", "--home")
+    assert missing.code == 2 and "'--home' requires an argument" in missing.err
+
+
+def test_a_text_block_whose_text_is_not_a_string_is_refused(cli: Cli, tmp_path: Path) -> None:
+    lines = [
+        {"role": "user", "content": [{"type": "text", "text": 123}]},
+        {"role": "assistant", "content": "Noted."},
+    ]
+    path = write_events(tmp_path / "chat.jsonl", lines)
+    result = cli("ingest", "--session", "c", str(path))
+    assert result.code == 1
+    assert "chat.jsonl:1: a 'text' block's field 'text' must be a string" in result.err
+    assert "1 new event" in result.out

@@ -48,8 +48,11 @@ def content_text(content: Any, depth: int = 0, *, tool_results: bool = False) ->
         if not isinstance(block, Mapping):
             continue
         kind = block.get("type")
-        if kind in ("text", "input_text", "output_text") and isinstance(block.get("text"), str):
-            parts.append(block["text"])
+        if kind in ("text", "input_text", "output_text"):
+            text = block.get("text")
+            if text is not None and not isinstance(text, str):
+                raise EventFormatError(f"a {kind!r} block's field 'text' must be a string")
+            parts.append(text or "")
         elif kind in ("tool-call", "tool_use", "function_call"):
             name = block.get("name") or "tool"
             args = block.get("arguments", block.get("input"))

@@ -87,8 +87,56 @@ def _log_internal_error(ctx: AppContext | None) -> str:
         return "(no log could be written)"
 
 
+#: The main group's options, which a user may also write after the command.
+GLOBAL_OPTIONS = ("--home", "--config", "--store")
+
+
+def hoist_global_options(group: click.Group, args: list[str]) -> list[str]:
+    """``args`` with the global options written after the command moved before it
+    (``convmem status --home X`` as ``convmem --home X status``), unless that command
+    has an option of the same name. Nothing after ``--`` moves."""
+    command: click.Command = group
+    at = 0
+    while at < len(args) and isinstance(command, click.Group):
+        word = args[at]
+        if word == "--":
+            return args
+        if word.startswith("-"):
+            at += 2 if word in GLOBAL_OPTIONS else 1
+            continue
+        sub = command.commands.get(word)
+        if sub is None:
+            return args
+        command, at = sub, at + 1
+    own = {opt for param in command.params for opt in param.opts}
+    front: list[str] = []
+    rest: list[str] = []
+    i = at
+    while i < len(args):
+        word = args[i]
+        name = word.split("=", 1)[0]
+        if word == "--":
+            rest += args[i:]
+            break
+        if name in GLOBAL_OPTIONS and name not in own:
+            if "=" not in word and i + 1 == len(args):
+                raise click.UsageError(f"Option '{name}' requires an argument.")
+            taken = 1 if "=" in word else 2
+            front += args[i : i + taken]
+            i += taken
+            continue
+        rest.append(word)
+        i += 1
+    return front + args[:at] + rest if front else args
+
+
 class ConvmemGroup(click.Group):
     """Turns library errors into one-sentence messages with a non-zero exit."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if ctx.parent is None:
+            args = hoist_global_options(self, args)
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -126,7 +174,10 @@ class ConvmemGroup(click.Group):
 @click.version_option(package_name="convmem")
 @click.pass_context
 def main(ctx: click.Context, home: str | None, config_file: str | None, store: str | None) -> None:
-    """Deterministic, auditable memory for long LLM agent conversations."""
+    """Deterministic, auditable memory for long LLM agent conversations.
+
+    --home, --config and --store may also be written after the command.
+    """
     ctx.obj = AppContext(home, config_file, store)
 
 
