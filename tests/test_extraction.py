@@ -1180,6 +1180,28 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (["we need 2 parking spots", "ok my wife says 3 spots now"], ("superseded", 2, 1)),
         # who told it is no subject: the class's time, the rent's amount
         (["钢琴课是每周日上午十点", "老师通知改到周日下午三点了"], ("superseded", 2, 1)),
+        # a plan told (the plan is to…, we're gonna…), then dropped, shelved or off
+        (
+            [
+                "plan is to put redis in front of the product lookup, it's slow during sales",
+                "dropping the redis idea, the lookups are like 3% of request time",
+            ],
+            ("retracted", 2, 1),
+        ),
+        (
+            [
+                "we're gonna redo the kitchen cabinets this summer, shaker style",
+                "roof estimate came in at 14k so the cabinet project is shelved for now",
+            ],
+            ("retracted", 2, 1),
+        ),
+        (
+            [
+                "we're doing a weekend in asheville end of may, cabins under 200/night",
+                "asheville's off, my partner's work offsite landed on that weekend",
+            ],
+            ("retracted", 2, 1),
+        ),
     ],
 )
 def test_links_in_the_words_people_use(
@@ -1213,6 +1235,11 @@ def test_links_in_the_words_people_use(
         # something stopped or cut that the person did not withdraw
         ["我每天坐地铁上班", "地铁停了 今天打车"],
         ["这件衣服价格是800", "价格砍了一半"],
+        # gone or dead said of a person or a thing, not of a plan
+        [
+            "let's make sure we honor the memories of our loved ones",
+            "it's heartbreaking that he's gone but we're grateful",
+        ],
         # a choice made of something other than the one left open long before
         [
             "still deciding whether to drive or fly to Denver",

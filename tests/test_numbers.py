@@ -159,6 +159,31 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("一百来块", [("一百来块", "money", 100.0, None, "CNY", None)]),
     ("三十来分钟", [("三十来分钟", "duration", 30.0, None, "min", None)]),
     ("十二分的热情", []),
+    # a lone 十 before 来 / 几 / 多 and what is counted: about ten, or ten and some
+    ("来了十来个人", [("十来个人", "quantity", 10.0, None, "人", None)]),
+    ("十几个", [("十几个", "quantity", 10.0, None, "个", "lower")]),
+    ("等了十多天", [("十多天", "duration", 10.0, None, "day", "lower")]),
+    ("几十个", []),  # dozens: no number said
+    ("几百块钱", []),
+    # 一个 is "a", except before a half or "more" and a unit
+    ("一个半月", [("一个半月", "duration", 1.5, None, "month", None)]),
+    ("一个多月", [("一个多月", "duration", 1.0, None, "month", "lower")]),
+    ("一个多余的字段", []),
+    # shares: tenths (成) and fractions (分之), as percents
+    ("预算砍三成", [("三成", "percent", 30.0, None, "%", None)]),
+    ("3成的人", [("3成", "percent", 30.0, None, "%", None)]),
+    ("两成半", [("两成半", "percent", 25.0, None, "%", None)]),
+    ("九成九的把握", [("九成九", "percent", 99.0, None, "%", None)]),
+    ("一成不变", []),
+    ("日期那列统一成年-月-日", []),
+    ("成本三成来自人力", [("三成", "percent", 30.0, None, "%", None)]),
+    ("三分之一的预算", [("三分之一", "percent", 33.33, None, "%", None)]),
+    ("千分之五的误差", [("千分之五", "percent", 0.5, None, "%", None)]),
+    # a score after the word for it is in 分; 一个 before a noun that starts like a
+    # measure word (门票) counts nothing
+    ("评分4.5以上的景点", [("4.5", "quantity", 4.5, None, "分", "lower")]),
+    ("再帮我找一个门票价格150-200元", [("150-200元", "money", 150.0, 200.0, "CNY", None)]),
+    ("三个门票", [("三个门票", "quantity", 3.0, None, "门票", None)]),
     ("每月十五号发工资", [("十五号", "date", "---15", None, None, None)]),
     (
         "3月12号去，19号回",

@@ -82,7 +82,7 @@ _UNIT_AND_HALF = re.compile(
 )
 #: What follows 千万 when it means "by all means" ("千万别动生产库", "千万注意").
 _NOT_TEN_MILLION = re.compile(r"别|不|要|记|注意|小心|得|必须|保证|当心")
-_COUNTER_NEXT = re.compile(r" ?(?:多 ?)?个")
+_COUNTER_NEXT = re.compile(r" ?(?:[多来几] ?)?个")
 _SIZE_LETTER = {"T": "TB", "G": "GB", "M": "MB", "K": "KB"}
 _LATIN_NOUN = re.compile(r"([A-Za-z][A-Za-z_-]{1,30})(?![A-Za-z0-9_\u3400-\u9fff])")
 #: An age said with the person: "I'm 34", "they're both 15", "turned 50 in January".
@@ -99,6 +99,19 @@ _AGE = re.compile(
 )
 _CORES_MEMORY = re.compile(r"(?<![A-Za-z\d])(\d{1,3})([Cc])(\d{1,4})([Gg])(?![A-Za-z\d])")
 _CN_PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+|\d+(?:\.\d+)?)")
+#: A share in tenths: 三成 (30%), 3成, 两成半, 九成九 (99%); not 一成不变, 成本, 成功,
+#: nor the 一 of a word (统一成, 合一成).
+_TENTHS = re.compile(
+    r"(?<![\d.零〇一二两三四五六七八九十百千万亿几])(?<![统唯第同专单归划合逐])"
+    r"([一二两三四五六七八九]|[1-9])成"
+    r"(半|[一二三四五六七八九](?![一二三四五六七八九十百千万]))?"
+    r"(?!不变|[本功为员绩果长立熟交型品都语就形份绩像年])"
+)
+#: A fraction: 三分之一, 2分之1, 千分之五 (not 百分之…, read as a percent).
+_CN_FRACTION = re.compile(
+    r"(?<![\d零〇一二两三四五六七八九十百千万亿])([一二两三四五六七八九十千万]+|\d{1,5})分之"
+    r"([一二两三四五六七八九十百千]+|\d{1,5})(?![\d零〇一二两三四五六七八九十百千万亿])"
+)
 #: What "一" starts when it means "a" or "per" after a sum: "两千五一晚", "三千一天",
 #: "两千五一张", "三千二一个人".
 _PER_ONE = r"晚|天|日|周|次|小时|个|年|间|张|套|位|人|份|件|台|瓶|盒|斤|公斤|桌|趟|节|课"
@@ -247,6 +260,15 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     return canonical, kind, m.end()
 
 
+def _count(numeral: str) -> float | None:
+    """A whole number written in digits or in Chinese numerals (一 and 十 alone too)."""
+    if numeral.isdigit():
+        return float(numeral)
+    if numeral in CN_DIGIT:
+        return float(CN_DIGIT[numeral])
+    return parse_chinese_number(numeral) if len(numeral) > 1 else float(CN_SMALL.get(numeral, 0))
+
+
 def _to_float(num: str) -> float:
     return float(num.replace(",", ""))
 
@@ -273,11 +295,17 @@ _ANY_NUMBER = re.compile(
 _AMOUNT_AT = re.compile(rf"(?P<num>{_NUM})(?P<pct>\s?%)?(?:\s?(?P<mult>{_MULT}))?")
 
 
-_MORE_THEN = re.compile(r" ?[多来] ?")  # ("十来块": about ten, then the unit)
+_MORE_THEN = re.compile(r" ?[多来几] ?")  # ("十来块": about ten, then the unit)
+#: After a lone 十 or 百: "and some" (十几, 十多) or "about" (十来), before what is counted.
+_ODD_AFTER = re.compile(r"[多来几] ?")
+#: "a half" or "more" between 一个 and its unit: 一个半小时, 一个多月.
+_AND_SOME = re.compile(r"[半多](?:个?(?:小时|钟头|月|星期|礼拜)|天|周|年)")
 #: "40多分钟", "三个多小时": more than the number (not "2个多肉", two succulents).
 _MORE_THAN_INSIDE = re.compile(
-    r"[\d一二两三四五六七八九十百千万]\s?(?:个多\s?(?:小时|钟头|月|星期|礼拜)|多\s?(?!肉|余|少|久|长)\S)"
+    r"[\d一二两三四五六七八九十百千万]\s?(?:个多\s?(?:小时|钟头|月|星期|礼拜)|[多几]\s?(?!肉|余|少|久|长)\S)"
 )
+#: A score said after the word for it: 评分4.5以上, 评分在4.8, 打分 92 (in 分).
+_SCORE_BEFORE = re.compile(r"(?:评分|打分|分数|得分)(?:在|是|为|要|有|达到)?\s*$")
 _SCIENTIFIC = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?[eE][-+]?\d{1,3}(?![A-Za-z0-9_.])")
 
 
@@ -386,6 +414,17 @@ class _Finder:
             if value is not None:
                 self.add(Value(m.group(), "percent", value, "%", *m.span()))
 
+        for m in _TENTHS.finditer(self.text):
+            if self.free(*m.span()):
+                tenths = float(small_int(m[1]) or 0)
+                rest = {"半": 0.5, None: 0.0}.get(m[2])
+                value = tenths * 10 + (rest * 10 if rest is not None else CN_DIGIT[m[2]])
+                self.add(Value(m.group(), "percent", value, "%", *m.span()))
+        for m in _CN_FRACTION.finditer(self.text):
+            whole, part = (_count(m[n]) for n in (1, 2))
+            if whole and part is not None and 0 < part <= whole and self.free(*m.span()):
+                value = round(100 * part / whole, 2)
+                self.add(Value(m.group(), "percent", value, "%", *m.span()))
         for m in _DISCOUNT.finditer(self.text):
             if self.free(*m.span()):
                 # 八折 pays 80%, 六五折 and 6.5折 65%, 75折 75%
@@ -404,8 +443,8 @@ class _Finder:
         for start, how in sorted(spans):
             if not self.free(start, start + 1):
                 continue
-            if t[max(0, start - 1) : start] == "第":
-                continue  # 第2天, 第三个: which one, not how many
+            if t[max(0, start - 1) : start] in ("第", "几"):
+                continue  # 第2天, 第三个: which one, not how many; 几十个: dozens
             value = self._amount(start, how)
             if value is not None:
                 self.add(self._between(self._range(self._from_lone_digit(value))))
@@ -608,8 +647,15 @@ class _Finder:
             ):
                 return None  # a single 一/两/三 is a number only when a unit follows
             if len(body) == 1 and body in "十百千万亿" and not _unit_at(t, end):
-                return None
+                # 十来个人, 十几天: about ten, ten and some (a counter or a unit follows)
+                odd = _ODD_AFTER.match(t, end)
+                if odd is None or not (
+                    t[odd.end() : odd.end() + 1] == "个" or _unit_at(t, odd.end())
+                ):
+                    return None
         unit = _unit_at(t, end)
+        if unit is None and how == "chinese" and half and t[end : end + 1] == "月":
+            unit = ("month", "duration", end + 1)  # 一个半月
         if unit is None:
             # "40多分钟", "3000 多块": "more than", then the unit
             more = _MORE_THEN.match(t, end)
@@ -633,10 +679,17 @@ class _Finder:
         if counter is not None:  # 三个人, 20多个人: the measure word, then what it counts
             end = counter.end() - 1
             unit = _unit_at(t, end + 1)
+            if unit is not None and unit[2] == end + 2 and t[end + 1] in CN_ARTICLE_UNITS:
+                unit = None  # 一个门票: no second measure word after 个, a noun's first character
             if unit is not None and t[unit[2] : unit[2] + 1] == "均":
                 return None  # 一个人均…: "a per-person average of…"
-            if unit is None and how == "chinese" and body == "一":
-                return None  # 一个, 一家: "a", not a count
+            if (
+                unit is None
+                and how == "chinese"
+                and body == "一"
+                and not _AND_SOME.match(t, end + 1)
+            ):
+                return None  # 一个, 一家: "a", not a count (一个多月 is more than a month)
             if unit is None and t[end + 1 : end + 2] in ("半", "多"):
                 # 4个半小时, 三个多小时: the half, or "more", comes between the counter and the unit
                 unit = _unit_at(t, end + 2)
@@ -710,6 +763,8 @@ class _Finder:
                 return Value(t[begin:end2].strip(), "quantity", value, unit_word, begin, end2)
         if how == "chinese" and not allow_bare and len(body) <= 1:
             return None
+        if _SCORE_BEFORE.search(t, max(0, begin - 6), begin):
+            return Value(t[begin:end].strip(), "quantity", value, "分", begin, end)  # 评分4.5以上
         return Value(t[begin:end].strip(), "number", value, None, begin, end)
 
     def _bound(self, value: Value) -> str | None:

@@ -130,6 +130,11 @@ COMMIT = re.compile(
     r"|i(?:'m| am) (?:taking|going with|getting|booking|buying|doing|sticking with|keeping)"
     r"|we(?:'re| are) (?:taking|going with|getting|booking|buying|doing|sticking with|keeping"
     r"|switching to|moving to|using)\b(?=.*\b(?:instead|now|from now|going forward)\b)"
+    # a plan told: "plan is to put redis in front of it", "we're gonna redo the cabinets"
+    # (not "we're gonna need help", "we're gonna be late"; "i'm gonna go ice this" is
+    # more often a passing remark than a plan)
+    r"|\bplan is to|\bwe(?:'re| are) gonna (?!(?:be|need|have|want|hate|love|miss|lose|die"
+    r"|cry|say|ask|guess|go)\b)\w+"
     r")\b",
     _I,
 )

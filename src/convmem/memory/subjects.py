@@ -295,7 +295,8 @@ _SCRATCH = re.compile(
 #: What a retraction withdraws. Compiled on first use (some 14 ms, and most
 #: processes never see a retraction): see :func:`_retract_pattern`.
 _RETRACT_SOURCE = (
-    r"\b(?:(?:forget|scratch|scrap|drop|skip|disregard) (?:about )?(?:what i said about )?(?:the )?"
+    r"\b(?:(?:forget(?:ting)?|scratch(?:ing)?|scrap(?:ping)?|drop(?:ping)?|skip(?:ping)?|disregard)"
+    r" (?:about )?(?:what i said about )?(?:the )?"
     r"(?P<a>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit)\b"
     r"|forget (?:about )?(?:what i said about )?(?:the )?(?P<h>[\w\s'-]{2,40})"
     r"|never ?mind (?:about |on )?(?:the )?(?P<i>[\w\s'-]{2,30})"
@@ -305,7 +306,8 @@ _RETRACT_SOURCE = (
     # a plan called off: "lake house is off", "the dinner is cancelled"
     r"|^\W*(?:(?:ok|so|actually|also|oh|and|but|nah|welp)[\s,]+)*(?:the )?"
     r"(?P<p>(?:[\w'-]+\s){0,3}?[\w'-]+)"
-    r" (?:(?:is|are|'s) (?:off|cancell?ed|called off|gone|dead|scrapped)|got cancell?ed)(?! to\b)"
+    r"(?: (?:is|are|'s) (?:off|cancell?ed|called off|gone|dead|scrapped|shelved)"
+    r"|'s (?:off|cancell?ed|called off|shelved)| got (?:cancell?ed|shelved))(?! to\b)"
     # "cancel that dentist appt, we're switching practices"
     # ("I cancelled the U-Haul", "cancelled the caterer"; not "cancelled only from paid")
     r"|(?:\b(?:cancel (?:that |the |my |our )?|(?:(?:i|we|i've|we've)\s+(?:just\s+|already\s+)?)"
@@ -369,7 +371,7 @@ _RETRACT_SOURCE = (
 #: Words one of which every retraction above holds: the costly search runs only then.
 _RETRACT_WORDS = re.compile(
     r"forget|scratch|scrap|drop|skip|never|ignore|disregard|matter|no need|no longer"
-    r"|need [^.!?\n]{0,60}any ?more|\b(?:off|cancell?ed|cancel|gone|dead|scrapped)\b"
+    r"|need [^.!?\n]{0,60}any ?more|\b(?:off|cancell?ed|cancel|gone|dead|scrapped|shelved)\b"
     r"|不用|不需要|不要了|不管了|就算了|取消|可以不管|先放一放|不做了|不搞了|别管|先不|先别"
     r"|删掉|去掉|作废|忘掉|不算|不[\u4e00-\u9fff]了|不用[去做搞买订办上来加装改]了|[瞎乱]说的"
     r"|removed|ditched|got rid of|当我没说|算了|不考虑了|停了|戒了|掉|砍了|吹了|黄了",
