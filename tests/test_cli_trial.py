@@ -267,3 +267,18 @@ def test_a_text_block_whose_text_is_not_a_string_is_refused(cli: Cli, tmp_path: 
     assert result.code == 1
     assert "chat.jsonl:1: a 'text' block's field 'text' must be a string" in result.err
     assert "1 new event" in result.out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--home", "", "status"],
+        ["status", "--home", "  "],
+        ["--store", "", "status"],
+        ["ingest", "--project", "", "-"],
+        ["ingest", "--session", " ", "-"],
+    ],
+)
+def test_an_option_typed_empty_is_refused(cli: Cli, args: list[str]) -> None:
+    result = cli(*args, input="")
+    assert result.code == 2 and "is empty; give a value, or leave the option out" in result.err

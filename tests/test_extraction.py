@@ -1180,6 +1180,8 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (["we need 2 parking spots", "ok my wife says 3 spots now"], ("superseded", 2, 1)),
         # who told it is no subject: the class's time, the rent's amount
         (["钢琴课是每周日上午十点", "老师通知改到周日下午三点了"], ("superseded", 2, 1)),
+        # a count of what the item's bare value is about
+        (["Retries should be 3 max.", "Actually make it 5 retries."], ("superseded", 2, 1)),
         # a plan told (the plan is to…, we're gonna…), then dropped, shelved or off
         (
             [

@@ -333,6 +333,16 @@ def test_damaged_database_is_reported_never_repaired(tmp_path: Path, damage: str
             _one_sentence(check, str(db))
         else:
             assert "integrity: PROBLEMS FOUND" in check.stdout
+    # the checks say so too, with a failing exit status
+    assert _run(home, "status", "--check", "--json").returncode == 1
+    doctor = _run(home, "doctor")
+    assert doctor.returncode == 1 and f"ERROR store: {db}" in doctor.stdout
+    # a block that cannot be built is an error, and the damaged store is not written to
+    wal = home / "memory.sqlite-wal"
+    assembled = _run(home, "assemble", "--session", "en1")
+    assert assembled.returncode == 1
+    assert not wal.exists() or wal.stat().st_size == 0
+    assert _sha(db) == before
     ingest = _run(home, "ingest", str(FIXTURES / "zh_basic.jsonl"))
     if ingest.returncode != 0:
         _one_sentence(ingest)
@@ -390,3 +400,22 @@ def test_openai_loop_keeps_working_on_a_full_disk(tmp_path: Path) -> None:
         {"role": "user", "content": "What was the budget? " * 2000},
     ]
     assert memory.with_memory(messages)[-1] == messages[-1]  # the loop goes on, without memory
+
+
+def test_a_block_that_a_damaged_index_stops_is_an_error_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    """The tables read, the item index not (its pages scribbled over): ``assemble`` fails
+    with exit 1 and logs no attempt into the damaged file."""
+    home = _populated_home(tmp_path)
+    db = home / "memory.sqlite"
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE item_words_fts_data SET block = ? WHERE id > 10", (b"\xff" * 64,))
+    conn.commit()
+    conn.close()
+    before = _sha(db)
+    assembled = _run(home, "assemble", "--session", "en1", "--query", "latency budget")
+    assert assembled.returncode == 1
+    assert "damaged" in assembled.stderr and len(assembled.stderr.strip().splitlines()) == 1
+    assert _sha(db) == before
+    assert _run(home, "assemble", "--session", "en1", "--json").returncode == 1

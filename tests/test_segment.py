@@ -32,6 +32,10 @@ def _clauses(text: str) -> list[str]:
         "[INFO] budget is 500\n[INFO] use the cache for sessions\n[WARN] keep the pool at 10",
         "2024-06-01 12:00:01 budget is 500\n2024-06-01 12:00:02 use the cache\n"
         "2024-06-01 12:00:03 keep the pool at 10",
+        # a date and a level with no time between, a trace begun mid-line
+        "2026-01-01 ERROR worker[0] Traceback (most recent call last):\n"
+        '  File "app.py", line 3, in main\nValueError: bad value',
+        "[2026-01-02] WARN retrying job 17",
     ],
 )
 def test_pasted_material_is_not_prose(pasted: str) -> None:

@@ -31,6 +31,7 @@ from convmem.delivery import (
     person_locale,
     utf16_units,
 )
+from convmem.errors import StoreError
 from convmem.memory.models import MemoryItem, Scope, StoredEvent
 from convmem.privacy import scrub, strip_ansi
 from convmem.projects import (
@@ -150,6 +151,8 @@ class AssemblyResult:
     omitted: list[dict[str, Any]] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: The store failed while the block was built (damaged, locked): nothing is logged.
+    store_failed: bool = field(default=False, compare=False)
 
     @property
     def content_hash(self) -> str | None:
@@ -280,6 +283,7 @@ class Assembler:
         except Exception as exc:  # assembly failures are reported, never raised to a host
             result.text, result.injected, result.used_tokens = "", False, 0
             result.errors.append(f"{type(exc).__name__}: {exc}")
+            result.store_failed = isinstance(exc, StoreError)
         return result
 
     # --- building -----------------------------------------------------------------------------
@@ -700,8 +704,11 @@ class Assembler:
 
     # --- logging ------------------------------------------------------------------------------
 
-    def log(self, result: AssemblyResult, message_seq: int | None = None) -> int:
-        """Persist one attempt in ``assembly_logs`` (with retention) and move the cursor."""
+    def log(self, result: AssemblyResult, message_seq: int | None = None) -> int | None:
+        """Persist one attempt in ``assembly_logs`` (with retention) and move the cursor;
+        not one the store failed (None): a damaged store is not written to."""
+        if result.store_failed:
+            return None
         retention = int(self.settings["diagnostics.assembly_log_retention"])
         with self.store.transaction():
             log_id = self.store.insert_assembly_log(

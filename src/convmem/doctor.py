@@ -11,8 +11,9 @@ memory. The doctor looks where an install lives and says what it finds:
   convmem (:mod:`convmem.core.seen`);
 * DSH: profiles under ``$DSH_HOME`` that load convmem's plugin, the plugin file and
   the server command;
-* the store itself: that it opens (a hook that cannot open it still reaches convmem,
-  and fails quietly), and the hook errors ``convmem.log`` got in the last day;
+* the store itself: that it opens and passes SQLite's quick check (a hook that cannot
+  read it still reaches convmem, and fails quietly), and the hook errors
+  ``convmem.log`` got in the last day;
 * with ``live``, one synthetic event sent through each installed command, as the host
   would send it, and then looked for in the store it went to (and deleted again).
 
@@ -418,6 +419,11 @@ def check_store(settings: Settings) -> list[Finding]:
         try:
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             conn.execute("SELECT max(rowid) FROM events").fetchone()
+            # a file that opens may still be damaged inside: SQLite's quick check reads
+            # every page (no index against its table, unlike `convmem status --check`)
+            problem = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+            if problem != "ok":
+                raise sqlite3.DatabaseError(f"quick check: {' '.join(str(problem).split())}")
         finally:
             conn.close()
     except sqlite3.Error as exc:

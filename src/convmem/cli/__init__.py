@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from convmem.cli.output import not_blank
 from convmem.config import Settings, load_settings
 from convmem.errors import ConvmemError
 
@@ -166,11 +167,15 @@ class ConvmemGroup(click.Group):
 
 
 @click.group(cls=ConvmemGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--home", envvar="CONVMEM_HOME", help="Data folder (also CONVMEM_HOME).")
+@click.option(
+    "--home", envvar="CONVMEM_HOME", callback=not_blank, help="Data folder (also CONVMEM_HOME)."
+)
 @click.option(
     "--config", "config_file", type=click.Path(dir_okay=False), help="Settings TOML file."
 )
-@click.option("--store", envvar="CONVMEM_STORE", help="Storage URL (also CONVMEM_STORE).")
+@click.option(
+    "--store", envvar="CONVMEM_STORE", callback=not_blank, help="Storage URL (also CONVMEM_STORE)."
+)
 @click.version_option(package_name="convmem")
 @click.pass_context
 def main(ctx: click.Context, home: str | None, config_file: str | None, store: str | None) -> None:

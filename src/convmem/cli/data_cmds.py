@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from convmem.cli.output import echo_json, echo_table
+from convmem.cli.output import echo_json, echo_table, not_blank
 from convmem.diagnostics import validation_line
 
 
@@ -23,8 +23,8 @@ from convmem.diagnostics import validation_line
     type=click.Choice(["auto", "events", "claude-code", "dsh", "openai"]),
     help="Input format; auto detects it from the file.",
 )
-@click.option("--session", help="Session id for lines that do not carry one.")
-@click.option("--project", help="File the sessions read under this project.")
+@click.option("--session", callback=not_blank, help="Session id for lines that do not carry one.")
+@click.option("--project", callback=not_blank, help="File the sessions read under this project.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_obj
 def ingest(
@@ -51,10 +51,10 @@ def ingest(
         path = Path(name)
         size = path.stat().st_size if path.is_file() else 0
         shown = sys.stderr.isatty() and size > 5_000_000 and not as_json
-        bar = click.progressbar(length=size, label=path.name, file=sys.stderr)
+        bar = click.progressbar(length=size, label=path.name, file=sys.stderr) if shown else None
         try:
-            with bar if shown else nullcontext(bar):
-                progress = bar.update if shown else None
+            with bar if bar is not None else nullcontext():
+                progress = bar.update if bar is not None else None
                 ingest_file(path, sink, fmt=fmt, session=session, progress=progress, report=report)
         except StoreError:
             raise  # the store, not the file: the next file would fail the same way
@@ -127,6 +127,8 @@ def status(obj: Any, session: str | None, check: bool, as_json: bool) -> None:
         click.echo(f"warning: {warning}", err=True)
     if as_json:
         echo_json(data)
+        if "error" in data or not data.get("integrity", {"ok": True})["ok"]:
+            sys.exit(1)
         return
     if "error" in data:  # too damaged to count; the integrity check says what is wrong
         click.echo(f"store: {data['store']['backend']} {data['store']['location']}")

@@ -83,6 +83,8 @@ def assemble(
     )
     if as_json:
         echo_json(result.as_dict())
+        if result.errors:
+            raise click.exceptions.Exit(1)
         return
     raised = _raised_budget(obj.settings, budget)
     if raised:
@@ -94,6 +96,8 @@ def assemble(
         click.echo(
             f"nothing would be injected: {'; '.join(reasons) or 'nothing to inject'}", err=True
         )
+    if result.errors:
+        raise click.exceptions.Exit(1)  # the block could not be built: not "nothing to say"
 
 
 def _raised_budget(settings: Any, budget: int | None) -> str | None:

@@ -9,6 +9,16 @@ from typing import Any
 import click
 
 
+def not_blank(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An option's value typed empty or all spaces is refused: left as it is it would
+    quietly mean something else (the default folder, no project)."""
+    source = ctx.get_parameter_source(param.name or "")
+    typed = source is not click.core.ParameterSource.ENVIRONMENT
+    if value is not None and not value.strip() and typed:
+        raise click.BadParameter("is empty; give a value, or leave the option out")
+    return value
+
+
 def echo_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True, default=str))
 

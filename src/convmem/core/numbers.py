@@ -100,12 +100,12 @@ _AGE = re.compile(
 _CORES_MEMORY = re.compile(r"(?<![A-Za-z\d])(\d{1,3})([Cc])(\d{1,4})([Gg])(?![A-Za-z\d])")
 _CN_PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+|\d+(?:\.\d+)?)")
 #: A share in tenths: 三成 (30%), 3成, 两成半, 九成九 (99%); not 一成不变, 成本, 成功,
-#: nor the 一 of a word (统一成, 合一成).
+#: the 一 of a word (统一成, 合一成), nor "most likely" (他八成忘了, 八成是堵车).
 _TENTHS = re.compile(
     r"(?<![\d.零〇一二两三四五六七八九十百千万亿几])(?<![统唯第同专单归划合逐])"
     r"([一二两三四五六七八九]|[1-9])成"
     r"(半|[一二三四五六七八九](?![一二三四五六七八九十百千万]))?"
-    r"(?!不变|[本功为员绩果长立熟交型品都语就形份绩像年])"
+    r"(?!不变|[本功为员绩果长立熟交型品都语就形份像年是会要又已在得没忘他她它你我])"
 )
 #: A fraction: 三分之一, 2分之1, 千分之五 (not 百分之…, read as a percent).
 _CN_FRACTION = re.compile(

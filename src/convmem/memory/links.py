@@ -698,6 +698,9 @@ def relate(
             or (bool(types & _types(item.numbers)) and not _apart(cand.numbers, item.numbers))
             # "drop workers to 2 per pod": a bare count of what "4 uvicorn workers" counts
             or bool(counted and counted in item_units)
+            # "make it 5 retries" against "Retries should be 3 max": a count of what the
+            # item's bare value is about
+            or bool(item.topic in units and _counts(item.numbers))
             # "checkpoint改成最多留5个" against "最多留3个checkpoint": 个 counts what it names
             or _counts_the_same(units, cand.content, item_units, item.content)
             # "the rent can go to 2,900 max": a bare value, said as a change, for the

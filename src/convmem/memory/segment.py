@@ -36,6 +36,9 @@ _PASTED_START = re.compile(
             # 2024-03-15 10:22:01 …, 2024-03-15 10:22 INFO …; not a plan's "2024-10-01 09:00 fly"
             r"^\s*\[?\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{1,2}:\d{2}(?::\d{2}|\S*\s+(?:INFO|WARN|WARNING"
             r"|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b)",
+            # 2024-03-15 ERROR …: a date, then a level, with no time between
+            r"^\s*\[?\d{4}[-/]\d{2}[-/]\d{2}\]?\s+\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL"
+            r"|CRITICAL|NOTICE)\b",
             r"^\s*\[?\d{1,2}:\d{2}:\d{2}",  # 10:22:01 …
             r"^\s*[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}",  # syslog
             r"^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?[\s:|]",
@@ -84,6 +87,7 @@ def _pasted_line(line: str) -> bool:
     need are there: one combined search over every position cost ~90 µs a line."""
     return bool(
         _PASTED_START.match(line)
+        or "Traceback (most recent call last)" in line
         or ("level=" in line and _LOG_LEVEL.search(line))
         or (("  " in line or "\t" in line) and _COLUMNS.search(line))
         or (line.count("=") >= 3 and _KEY_VALUES.search(line))
