@@ -1182,6 +1182,26 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (["钢琴课是每周日上午十点", "老师通知改到周日下午三点了"], ("superseded", 2, 1)),
         # a count of what the item's bare value is about
         (["Retries should be 3 max.", "Actually make it 5 retries."], ("superseded", 2, 1)),
+        # a value set for now (先定), and another's word that the value cannot be met
+        (
+            ["接口 p99 目标是压到 200ms 以内。", "leader 说 200ms 太激进了，先定 300ms 吧"],
+            ("superseded", 2, 1),
+        ),
+        (
+            [
+                "rollback 必须在 15 分钟内完成。",
+                "SRE 那边说 rollback 15 分钟做不到，至少要 25 分钟",
+            ],
+            ("disputed", 2, 1),
+        ),
+        # a requirement that no longer applies
+        (
+            [
+                "Must support Go 1.21, since our CI runners are stuck on it.",
+                "and the Go 1.21 thing no longer applies, CI got upgraded to 1.22 yesterday",
+            ],
+            ("retracted", 2, 1),
+        ),
         # a plan told (the plan is to…, we're gonna…), then dropped, shelved or off
         (
             [
@@ -1257,3 +1277,16 @@ def test_links_in_the_words_people_use(
 )
 def test_no_link_in_words_that_look_like_one(tmp_path: Path, said: list[str]) -> None:
     assert _links(tmp_path, said) == set()
+
+
+def test_a_withdrawal_takes_the_requirement_before_a_fact_told_of_it(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    said = [
+        "requirement: 100 requests per minute per API key, and it must not use redis"
+        " — we don't have redis in prod.",
+        "ok nvm the redis thing, infra says we do have a cluster we can use after all.",
+    ]
+    rt.on_events(Event("w", n, "user/message", text) for n, text in enumerate(said, 1))
+    status = {i.content: i.status for i in rt.store.items("w", ("active", "retracted"))}
+    assert status["it must not use redis"] == "retracted"
+    assert status["we don't have redis in prod."] == "active"

@@ -176,6 +176,22 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("九成九的把握", [("九成九", "percent", 99.0, None, "%", None)]),
     ("一成不变", []),
     ("他八成忘了", []),  # most likely
+    # both sides of a size are lengths; quid are pounds
+    (
+        "the room is 2.4 by 3 meters",
+        [
+            ("2.4", "quantity", 2.4, None, "m", None),
+            ("3 meters", "quantity", 3.0, None, "m", None),
+        ],
+    ),
+    (
+        "5 x 3 servers",
+        [
+            ("5", "number", 5.0, None, None, None),
+            ("3 servers", "quantity", 3.0, None, "server", None),
+        ],
+    ),
+    ("around 400 quid", [("400 quid", "money", 400.0, None, "GBP", None)]),
     ("八成是堵车了", []),
     ("日期那列统一成年-月-日", []),
     ("成本三成来自人力", [("三成", "percent", 30.0, None, "%", None)]),

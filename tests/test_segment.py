@@ -36,6 +36,7 @@ def _clauses(text: str) -> list[str]:
         "2026-01-01 ERROR worker[0] Traceback (most recent call last):\n"
         '  File "app.py", line 3, in main\nValueError: bad value',
         "[2026-01-02] WARN retrying job 17",
+        "DETAIL:  Key (id)=(1042) already exists.",
     ],
 )
 def test_pasted_material_is_not_prose(pasted: str) -> None:
@@ -368,4 +369,23 @@ def test_any_text_is_safe() -> None:
     ],
 )
 def test_a_choice_stays_with_its_options(text: str, expected: list[str]) -> None:
+    assert _clauses(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "a while" is a span of time, not "while" that starts a clause
+        (
+            "the tests are flaky because the db takes a while to come up",
+            ["the tests are flaky", "the db takes a while to come up"],
+        ),
+        # a clause that says what "anything" is goes with it
+        (
+            "I'd prefer to avoid anything he has to take more than twice a day",
+            ["I'd prefer to avoid anything he has to take more than twice a day"],
+        ),
+    ],
+)
+def test_words_that_only_look_like_a_new_clause(text: str, expected: list[str]) -> None:
     assert _clauses(text) == expected

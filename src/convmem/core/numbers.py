@@ -832,6 +832,29 @@ def _is_verbish(word: str) -> bool:
     return bool(_VERBISH.search(w)) and w not in ("wedding", "building", "meeting", "listing")
 
 
+#: Between two sides of a size: "2.4 by 3 meters", "16 x 20 cm", "3×4米".
+_BY = re.compile(r"\s*(?:by|x|×|\*|乘)\s*$", re.I)
+
+
+def _dimensions(text: str, values: list[Value]) -> list[Value]:
+    """A bare number before "by" and a length takes the length's unit: "2.4 by 3 meters"."""
+    out = list(values)
+    for n in range(len(out) - 2, -1, -1):
+        a, b = out[n], out[n + 1]
+        if (
+            a.type == "number"
+            and a.unit is None
+            and b.type == "quantity"
+            and b.unit in _LENGTHS
+            and _BY.match(text, a.end, b.start)
+        ):
+            out[n] = replace(a, type="quantity", unit=b.unit)
+    return out
+
+
+_LENGTHS = frozenset({"m", "cm", "mm", "km"})
+
+
 def find_numbers(text: str) -> list[Value]:
     """Every number in ``text``, typed, in order of position."""
     return list(_find_numbers(text))
@@ -853,7 +876,8 @@ def _find_numbers(text: str) -> tuple[Value, ...]:
     f.amounts()
     f.words()
     out = []
-    for v in sorted(f.found, key=lambda v: v.start):
+    found = _dimensions(text, sorted(f.found, key=lambda v: v.start))
+    for v in found:
         bound = f._bound(v) if v.type != "version" else version_bound(f.text, v)
         if bound:
             v = Value(v.raw, v.type, v.value, v.unit, v.start, v.end, v.high, bound)

@@ -271,7 +271,7 @@ def _plan_put_right(
 _DOUBT = re.compile(
     r"\b(?:not|isn't|wrong|unrealistic|too (?:much|many|big|small|late|early|soon|high|low)"
     r"|no way|won't|can't|doubt|instead)\b"
-    r"|不[好行对够]|太[大小多少赶早晚贵]|不可能|有问题|要改|改到",
+    r"|不[好行对够]|太[大小多少赶早晚贵紧]|太激进|不可能|不现实|[做达办]不到|来不及|有问题|要改|改到",
     re.I,
 )
 
@@ -607,11 +607,17 @@ def relate(
             return None
         # the item the target's words name best, the newest of those: "scratch the batch
         # cooking" is "I'd rather batch cook on sundays", not "the sunday batch thing
-        # isn't going to work" said just before it
+        # isn't going to work" said just before it; and what was asked or settled before
+        # a fact told of it ("nvm the redis thing": "it must not use redis", not "we don't
+        # have redis in prod" said after it)
         stems = [w[:4] for w in _TOKEN.findall(target.lower()) if len(w) >= 4]
         best = max(
             range(len(hits)),
-            key=lambda n: (sum(w in hits[n].content.lower() for w in stems), n),
+            key=lambda n: (
+                sum(w in hits[n].content.lower() for w in stems),
+                hits[n].kind != "fact",
+                n,
+            ),
         )
         return Link("retracts", hits[best], f"withdraws {target!r}")
 

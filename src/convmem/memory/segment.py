@@ -42,6 +42,7 @@ _PASTED_START = re.compile(
             r"^\s*\[?\d{1,2}:\d{2}:\d{2}",  # 10:22:01 …
             r"^\s*[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}",  # syslog
             r"^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?[\s:|]",
+            r"^\s*(?:DETAIL|HINT|CONTEXT|STATEMENT|LOCATION|QUERY):\s",  # PostgreSQL's report
             r"^\s*at [\w.$<>\[\]/]+ ?\(",  # JS / Java stack frame
             r"^\s*at [\w.$<>]+ \S+:\d+",
             r'^\s*File "[^"]+", line \d+',  # Python frame
@@ -315,8 +316,8 @@ def _ends_sentence(before: str) -> bool:
 
 
 #: "…the nanny share it has to be…": a subject and its verb start a clause, unless the
-#: word before them leads into it ("I think it has", "because it is"), or they end the
-#: sentence as the idiom of a choice ("ok Biscuit it is then").
+#: word before them leads into it ("I think it has", "because it is", "anything he has
+#: to take"), or they end the sentence as the idiom of a choice ("ok Biscuit it is then").
 _SUBJECT_START = re.compile(
     r"(?<=[a-z0-9%])\s+(?!it\s+is(?:\s+then)?[\s!.]*$)"
     r"(?=(?:i|we|it|they|he|she)\s+(?:is|are|was|were|has|have|had|can|can't|will"
@@ -332,7 +333,8 @@ _LEADS_INTO_SUBJECT = frozenset(
     realized noticed found heard assuming suppose figure bet wish promise remember forgot
     thinks knows believes feels hopes reckons insists claims suggests figures guesses agrees
     argues mentions mentioned suggested insisted claimed agreed argued figured reckon insist
-    tells""".split()
+    tells anything everything something nothing anyone everyone someone nobody anywhere
+    somewhere everywhere whatever whichever""".split()
 )
 
 
@@ -544,7 +546,8 @@ _SPLIT_EN = re.compile(
     # (a match that starts with white space starts where it starts: a run of thousands of
     # spaces is then read once, not once from each of its spaces)
     r"(?<!\s)\s*;\s+"
-    r"|(?:,|(?<![\s,]))\s+(?:but|although|though|whereas|while|however|because|since|so that"
+    r"|(?:,|(?<![\s,]))\s+(?:but|although|though|whereas|(?<!\ba\s)while|however|because|since"
+    r"|so that"
     r"|as long as)\s+(?!of\b)"
     r"|,\s+yet\s+"  # (without a comma "yet" is the adverb: "we haven't decided yet between…")
     r"|,\s*so\s+|(?<!\s)\s+so\s+(?=(?:i|we|you|it|they|he|she|that|this|let's|please)\b"

@@ -273,8 +273,10 @@ _CHANGE = re.compile(
     # a choice or a value gone back to ("日志级别还是用info吧", "lint 超时还是3分钟吧")
     r"|(?<!用)(?<!选)还是(?:用|选|改回|换回|回到|\s*[\d两](?![^，,。]*(?:那家|那个|的那)))"
     r"(?![^，,。]*(?:还是|吗|呢|？|\?))"
-    # the number settled on at last: "确定是35个人", "最后定了26桌"
+    # the number settled on at last: "确定是35个人", "最后定了26桌"; or for now: "先定
+    # 300ms 吧", "暂定8个人" (not "release 定在周四", nor the choice of "档次就定1288的")
     r"|(?:确定|最后|最终)(?:是|定了|定的)\s*[\d两一二三四五六七八九十](?![^，,。]*[吗?？])"
+    r"|(?:先|暂时|暂)定(?:成|为|在)?\s*[\d两一二三四五六七八九十](?![^，,。]*[吗?？])"
     # "现在8张了", "训练集现在9500条": the value something has now
     # (not the time it is now: "现在6点了，出发吧")
     # "现在是5个人" too (beside a limit in the same message, "现在是3秒多" is how far
@@ -299,7 +301,7 @@ _RETRACT_SOURCE = (
     r" (?:about )?(?:what i said about )?(?:the )?"
     r"(?P<a>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit)\b"
     r"|forget (?:about )?(?:what i said about )?(?:the )?(?P<h>[\w\s'-]{2,40})"
-    r"|never ?mind (?:about |on )?(?:the )?(?P<i>[\w\s'-]{2,30})"
+    r"|(?:never ?mind|nvm) (?:about |on )?(?:the )?(?P<i>[\w\s'-]{2,30})"
     r"|(?:ignore|disregard) what i said about (?:the )?(?P<w>[\w\s'-]{2,40}?)(?=\s*(?:[,.!;]|$))"
     r"|(?:ignore|disregard) (?:what i said about |the )?(?P<b>[\w\s-]{2,40}?)"
     r"(?: thing| part| requirement)?"
@@ -318,7 +320,8 @@ _RETRACT_SOURCE = (
     r"|(?:\b(?:i|we|i've|we've)\s+(?:just\s+|already\s+)?|^\W*)(?:removed|ditched|got rid of)"
     r" (?:that |the |my |our )(?P<x>[\w\s'-]{2,30}?)"
     r"(?=\s*(?:[,.!;]|$|\b(?:entirely|completely|altogether|yesterday|today|because|since)\b))"
-    r"|(?:the )?(?P<c>[\w\s-]{2,30}?) (?:doesn't|does not|no longer) matter(?:s)?(?: anymore)?"
+    r"|(?:the )?(?P<c>[\w\s.-]{2,30}?)(?: thing| requirement| rule| part)?"
+    r" (?:doesn't|does not|no longer) (?:matters?|appl(?:y|ies))(?: anymore)?"
     r"|(?:the )?(?P<j>[\w\s-]{2,30}?) (?:is|are) no longer (?:a requirement|needed|required"
     r"|necessary|a priority|a thing)"
     r"|drop the (?P<d>[\w\s-]{2,30}?) (?:requirement|thing|part|idea|rule)"
@@ -370,7 +373,7 @@ _RETRACT_SOURCE = (
 )
 #: Words one of which every retraction above holds: the costly search runs only then.
 _RETRACT_WORDS = re.compile(
-    r"forget|scratch|scrap|drop|skip|never|ignore|disregard|matter|no need|no longer"
+    r"forget|scratch|scrap|drop|skip|never|nvm|ignore|disregard|matter|appl|no need|no longer"
     r"|need [^.!?\n]{0,60}any ?more|\b(?:off|cancell?ed|cancel|gone|dead|scrapped|shelved)\b"
     r"|不用|不需要|不要了|不管了|就算了|取消|可以不管|先放一放|不做了|不搞了|别管|先不|先别"
     r"|删掉|去掉|作废|忘掉|不算|不[\u4e00-\u9fff]了|不用[去做搞买订办上来加装改]了|[瞎乱]说的"
