@@ -161,6 +161,7 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("十二分的热情", []),
     # a lone 十 before 来 / 几 / 多 and what is counted: about ten, or ten and some
     ("来了十来个人", [("十来个人", "quantity", 10.0, None, "人", None)]),
+    ("大概十来个小朋友", [("十来个小朋友", "quantity", 10.0, None, "小朋友", None)]),
     ("十几个", [("十几个", "quantity", 10.0, None, "个", "lower")]),
     ("等了十多天", [("十多天", "duration", 10.0, None, "day", "lower")]),
     ("几十个", []),  # dozens: no number said
@@ -294,6 +295,37 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
         ],
     ),
     ("下午 3 点开会", [("下午 3 点", "time", "15:00", None, None, None)]),
+    # 起床 is getting up, not "from"
+    ("早上九点起床", [("早上九点", "time", "09:00", None, None, None)]),
+    (
+        "周一9点起",
+        [
+            ("周一", "date", "monday", None, None, None),
+            ("9点", "time", "09:00", None, None, "lower"),
+        ],
+    ),
+    # an hour near one the text put in the afternoon or evening is in it too
+    (
+        "下午三点开始，两点半集合",
+        [
+            ("下午三点", "time", "15:00", None, None, None),
+            ("两点半", "time", "14:30", None, None, None),
+        ],
+    ),
+    (
+        "晚上八点吃饭 九点散",
+        [
+            ("晚上八点", "time", "20:00", None, None, None),
+            ("九点", "time", "21:00", None, None, None),
+        ],
+    ),
+    (
+        "下午三点开会 早上九点吃早饭",
+        [
+            ("下午三点", "time", "15:00", None, None, None),
+            ("早上九点", "time", "09:00", None, None, None),
+        ],
+    ),
     ("晚上12点前睡", [("晚上12点", "time", "00:00", None, None, "upper")]),
     ("我有三点建议", []),
     ("有两点要注意", []),

@@ -287,6 +287,7 @@ def find_weekdays(f: _Finds, dates: list[tuple[int, int]]) -> None:
 def find_times(f: _Finds) -> None:
     t = f.text
     before = (-1, "")  # where the last Chinese clock time ended, and its part of the day
+    shifted_last: tuple[str, int] | None = None  # the last one its part of the day moved
     for m in _CN_CLOCK.finditer(t):
         if not f.free(*m.span()):
             continue
@@ -313,7 +314,15 @@ def find_times(f: _Finds) -> None:
             period = (
                 said[1] if said else ""
             )  # 晚上我一般9点多: the part of the day said just before
+        if not period and shifted_last is not None:
+            # 下午三点开始，两点半集合 and 晚上八点吃饭 九点散: an hour near a time the text
+            # put in the afternoon or evening is in it too
+            near = _afternoon(shifted_last[0], hour)
+            if near != hour and abs(near - shifted_last[1]) <= 4:
+                period = shifted_last[0]
         shifted = _afternoon(period, hour)
+        if shifted != hour:
+            shifted_last = (period, shifted)
         # 夜里0点到8点: a start its part of the day left as it was says nothing of the end
         before = (m.end(), period if shifted != hour else "")
         hour = shifted

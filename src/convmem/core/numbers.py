@@ -83,6 +83,11 @@ _UNIT_AND_HALF = re.compile(
 #: What follows 千万 when it means "by all means" ("千万别动生产库", "千万注意").
 _NOT_TEN_MILLION = re.compile(r"别|不|要|记|注意|小心|得|必须|保证|当心")
 _COUNTER_NEXT = re.compile(r" ?(?:[多来几] ?)?个")
+#: Counted nouns of three characters (the first two alone would be cut short).
+_THREE_CHARACTER_NOUNS = frozenset(
+    "小朋友 小孩子 小伙伴 老朋友 大学生 研究生 中学生 小学生 工作日 服务器 数据库 实习生"
+    " 志愿者 参赛者 候选人 客户端 应用程序".split()
+)
 _SIZE_LETTER = {"T": "TB", "G": "GB", "M": "MB", "K": "KB"}
 _LATIN_NOUN = re.compile(r"([A-Za-z][A-Za-z_-]{1,30})(?![A-Za-z0-9_\u3400-\u9fff])")
 #: An age said with the person: "I'm 34", "they're both 15", "turned 50 in January".
@@ -196,7 +201,9 @@ _UPPER_AFTER = re.compile(
     re.I,
 )
 _LOWER_AFTER = re.compile(
-    r"^\s*(?:以上|或以上|及以上|起|多|or more|or above|plus\b|\+|at least|minimum\b|min\b)", re.I
+    r"^\s*(?:以上|或以上|及以上|起(?![床来飞身])|多|or more|or above|plus\b|\+|at least"
+    r"|minimum\b|min\b)",
+    re.I,
 )
 
 _NUMBER = re.compile(
@@ -711,6 +718,8 @@ class _Finder:
                 word = noun.group() if noun else ""
                 if len(word) == 2 and word[1] in CN_PARTICLES:
                     word = word[0]
+                if t[end + 1 : end + 4] in _THREE_CHARACTER_NOUNS:
+                    word = t[end + 1 : end + 4]  # 十来个小朋友 counts children, not 小朋
                 if word and word[0] not in CN_PARTICLES:
                     unit = (word, "quantity", end + 1 + len(word))
                 else:
