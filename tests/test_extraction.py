@@ -1194,6 +1194,23 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ],
             ("disputed", 2, 1),
         ),
+        # 不对不对 and 说反了 put right what was said; the old value named after the new
+        # one with why it goes (7天太多了)
+        (["大概二十五六个人吧", "不对不对 是二十七八个人 我舅舅一家也要来"], ("superseded", 2, 1)),
+        (["一包能做四十杯", "说反了 是一包能做十八杯"], ("superseded", 2, 1)),
+        (["只要最近7天的", "只要最近3天的 7天太多了"], ("superseded", 2, 1)),
+        # another person's word, by what they wrote or by name, doubted by the person
+        (
+            [
+                "revisions: 3 rounds max, it's in the contract",
+                "client just emailed saying we agreed on 5 rounds of revisions. we didn't",
+            ],
+            ("disputed", 2, 1),
+        ),
+        (
+            ["we're 18 people", "Maria says we're actually 21 people now. I count 19 though."],
+            ("disputed", 2, 1),
+        ),
         # a requirement that no longer applies
         (
             [

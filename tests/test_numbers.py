@@ -162,6 +162,10 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     # a lone 十 before 来 / 几 / 多 and what is counted: about ten, or ten and some
     ("来了十来个人", [("十来个人", "quantity", 10.0, None, "人", None)]),
     ("大概十来个小朋友", [("十来个小朋友", "quantity", 10.0, None, "小朋友", None)]),
+    # a price for one of something after a sum: 230 a box, not 201
+    ("杯子两百三一箱", [("两百三", "number", 230.0, None, None, None)]),
+    # a bottom line is a floor
+    ("底线是两万四", [("两万四", "number", 24000.0, None, None, "lower")]),
     ("十几个", [("十几个", "quantity", 10.0, None, "个", "lower")]),
     ("等了十多天", [("十多天", "duration", 10.0, None, "day", "lower")]),
     ("几十个", []),  # dozens: no number said

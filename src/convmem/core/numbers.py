@@ -119,7 +119,10 @@ _CN_FRACTION = re.compile(
 )
 #: What "一" starts when it means "a" or "per" after a sum: "两千五一晚", "三千一天",
 #: "两千五一张", "三千二一个人".
-_PER_ONE = r"晚|天|日|周|次|小时|个|年|间|张|套|位|人|份|件|台|瓶|盒|斤|公斤|桌|趟|节|课"
+_PER_ONE = (
+    r"晚|天|日|周|次|小时|个|年|间|张|套|位|人|份|件|台|瓶|盒|斤|公斤|桌|趟|节|课|箱|包|袋|罐|杯"
+    r"|双|只|支|条|本|把|辆|碗"
+)
 #: A run of Chinese numerals (at most 24: a longer one is no number anyone says); a 一
 #: after a sum ("两千五", "三千") that starts a period or a count is not its digit:
 #: "两千五一晚" is 2,500 a night ("二十一天" is 21 days, "一千一百" 1,100).
@@ -194,7 +197,7 @@ _LIMIT_NOUN_UPPER = re.compile(
     r"\b(?:max(?:imum)?|limit|cap|ceiling|deadline|no more than)\b|上限|最多|最高|最晚|最迟|封顶",
     re.I,
 )
-_LIMIT_NOUN_LOWER = re.compile(r"\b(?:min(?:imum)?|floor)\b|下限|至少|最少|最低", re.I)
+_LIMIT_NOUN_LOWER = re.compile(r"\b(?:min(?:imum)?|floor)\b|下限|底线|至少|最少|最低", re.I)
 _UPPER_AFTER = re.compile(
     r"^\s*(?:以内|以下|之内|内(?![存容部网置核测])|或以下|及以下|封顶"
     r"|or less|or fewer|max\b|tops\b|or under|at most)",

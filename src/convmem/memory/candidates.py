@@ -190,12 +190,16 @@ def _rejected_value(v: Value, numbers: list[Value], text: str) -> bool:
     12", "跑在 3.12 上（从 3.9 升上来）"): "the offer was $92k" states its value."""
     m = _REJECTED_BEFORE.search(text[max(0, v.start - 16) : v.start])
     if m is None:
-        return False
+        # "只要最近3天的 7天太多了": the old value, after the one meant, and why it goes
+        return bool(_TOO_MUCH_AFTER.match(text, v.end)) and any(
+            n.start < v.start and n.type == v.type for n in numbers
+        )
     if m["past"] and subjects.starts_a_span(v, numbers, text):
         return False  # "from July 4 to July 7": when it starts, not what it was
     return not m["past"] or any(n.start != v.start for n in numbers)
 
 
+_TOO_MUCH_AFTER = re.compile(r"\s*" + subjects.TOO_MUCH_ZH)
 _REJECTED_BEFORE = re.compile(
     r"(?:(?P<past>\bfrom|\bwas|从)|\bnot|\binstead of|\brather than|\bno longer"
     r"|不是|而非|原来是|把)\s*$",
@@ -610,7 +614,8 @@ def candidates(
 _PUSHBACK = re.compile(
     r"\bi (?:don['’]?t|do not) (?:buy|believe) (?:it|that)|\b(?:that['’]?s|that is|it['’]?s) not"
     r" (?:true|right|what)|\b(?:pretty|fairly) sure (?:it['’]?s|it was|its|that)\b|\bi doubt\b"
-    r"|\bbs\b|\bnonsense\b|不信|明明|我记得(?:就)?是|印象里(?:就)?是|懒得理|胡说|瞎说",
+    r"|\bbs\b|\bnonsense\b|\bi(?:'m| am) not convinced\b|\b(?:i count|i counted|by my count)\b"
+    r"|\bwe didn['’]?t\b|不信|明明|我记得(?:就)?是|印象里(?:就)?是|懒得理|胡说|瞎说",
     re.I,
 )
 #: How far after the claim (in characters) the person's disbelief still answers it.

@@ -589,9 +589,9 @@ _ZH_LEADS_INTO = re.compile(
     r"^(?:不是|虽然|与其|在|如果|要是|假如|假设|万一|当|对于|关于|为了|除了|等|一旦|只要|无论|不管)"
 )
 
-#: What owns up to a slip before 错了 ("记错了", "打错了", "搞错了"); 说错了 is listed
+#: What owns up to a slip: 错了 ("记错了", "打错了", "搞错了") or 反了 ("说反了"); 说错了 is listed
 #: apart where a pattern takes it.
-SLIPPED = "[打记看写听搞弄算]错了"
+SLIPPED = "(?:[打记看写听搞弄算]错了|[说写搞弄记看]反了)"
 #: The same in English: the verbs of a slip owned up to ("I misread", "misremembered").
 MISSPOKE = "misread|misheard|misremembered|mistyped|misspoke"
 
@@ -624,7 +624,8 @@ _OPENER = re.compile(
     r"|not quite|hold on|hm+|um+|uh+|lol|haha|thanks|thank you|got it"
     r"|sounds good|ah ok|ok so|ok cool|ugh|ps|p\.s\.|also note|quick note"
     r"|no worries|no problem|no idea|no clue|no way|np"
-    r"|好的|好|嗯+|哦+|噢|那|那么|另外|还有|对了|其实|话说|然后|所以|不过|但是|算了|不对|等等|哦对"
+    r"|好的|好|嗯+|哦+|噢|那|那么|另外|还有|对了|其实|话说|然后|所以|不过|但是|算了|不对(?:不对)*"
+    r"|等等|哦对"
     r"|更正|纠正|补充|刚才说错了|说错了|我说错了|改一下|对|是的|行|可以|好吧|ok的|收到|明白"
     r"|changed my mind|on second thought|(?:我|刚才|刚刚)*"
     + SLIPPED

@@ -166,6 +166,8 @@ _REJECTED_EN = (
     re.compile(r"\b(?:from|was)\s+(?P<old>[\w.:$%+-]+(?:\s?[\w%]+)?)\s+(?:to|now)\b", _I),
 )
 #: "不是X而是", "把X改成", "从X改成", "不用X".
+#: Why a value goes, said right after it: 太多了, 太晚了, 不够.
+TOO_MUCH_ZH = r"(?:太[多少长久贵晚早大小快慢远近高低]了?|不够|不合适|来不及)"
 _REJECTED_ZH = (
     re.compile(r"不是\s*(?P<old>[^，,。而是]{1,20}?)\s*[，,]?\s*(?:而是|是|改|换)"),
     # "婚期是5月20号 不是18号": the value, then the one it replaces
@@ -178,6 +180,11 @@ _REJECTED_ZH = (
     ),
     re.compile(
         r"(?:而不是|不用|不要用|别用|弃用|放弃)\s*(?P<old>[A-Za-z0-9_.\-]+|[\u3400-\u9fff]{1,8})"
+    ),
+    # "只要最近3天的 7天太多了": after the value meant, the old one and why it goes
+    re.compile(
+        r"(?<=\S)[\s，,]+(?P<old>[\d.]+\s?[\u3400-\u9fffA-Za-z]{1,3}?|[零一二两三四五六七八九十百千万]{1,4}"
+        r"[\u3400-\u9fff]{1,2}?)\s*" + TOO_MUCH_ZH
     ),
 )
 
@@ -733,6 +740,15 @@ THIRD_PARTY = re.compile(
     r"|\b(?!(?:it|this|that|which|what|who)\b)[a-z]+(?:\s+from\s+\w+)?\s+(?:thinks|insists|claims"
     r"|swears|is claiming)\b"
     r"|\baccording to\b"
+    # a person by name: "Maria says", "Tom said that" (not "Google says", "It says", nor
+    # a transcript's "Priya said, …")
+    r"|\b(?-i:(?!(?:It|This|That|What|Which|Who|Then|And|But|Also|Just|Google|Wikipedia"
+    r"|Everyone|Everybody|Nobody)\b)"
+    r"[A-Z][a-z]{2,})\s+(?:says|said that)\b"
+    # what another wrote: "client just emailed saying…", "landlord texted that…" (not
+    # what the person wrote: "I emailed them saying…")
+    r"|(?<!\bi\s)(?<!\bwe\s)\b(?:just\s+)?(?:emailed|texted|messaged|wrote|replied)"
+    r"(?:\s+(?:me|us|back))*,?\s+(?:saying|that|to say)\b"
     r"|(?<![跟和给对向找])(?:老公|老婆|同事|老板|领导|他|她|他们|有人|运维|产品|妈|爸|女朋友|男朋友"
     r"|朋友|那边|师傅"
     r"|房东|客户|老师)(?:刚|又|也|还|一直|非|硬)?(?:说|觉得|认为|不同意|坚持|反对)"
@@ -742,6 +758,8 @@ THIRD_PARTY = re.compile(
     r"|(?<![A-Za-z])(?:dba|hr)(?![A-Za-z]))[^，,。！!？?我]{0,8}?(?:坚持说|非说|硬说|一口咬定|说)"
     r"(?!明|实话|好|了)"
     r"|(?:师兄|师姐|导师|人事|婆婆|公公|岳母|丈母娘|室友|医生|护士|助教|组长|leader)(?:说|觉得|认为)"
+    # a person by a familiar name: 小李说, 老张觉得 (not 老实说, honestly)
+    r"|(?<![\u4e00-\u9fff])[小老阿](?![实是时])[\u4e00-\u9fff](?:刚|又|也|还)?(?:说|觉得|认为)"
     r"|(?<![A-Za-z])(?:pm|boss|cto|ceo|cofounder|co-founder|founder|manager|lead|client|qa|ops"
     r"|dba|hr|leader|mentor|tl)\s*(?:说|觉得|认为)",
     _I,
