@@ -253,6 +253,9 @@ def test_global_options_may_follow_the_command(cli: Cli, tmp_path: Path) -> None
     # a value after "--" is an argument, not an option; a missing value is said so
     searched = cli("search", "--home", str(other), "--", "--home")
     assert searched.code == 0 and "no matches" in searched.out
+    # the words of a search are its text, whatever they look like
+    worded = cli("search", "--home", str(other), "why", "does", "--store", "fail")
+    assert worded.code == 0 and "no matches" in worded.out
     missing = cli("status", "--home")
     assert missing.code == 2 and "'--home' requires an argument" in missing.err
 

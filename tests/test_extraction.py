@@ -1211,6 +1211,11 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ["we're 18 people", "Maria says we're actually 21 people now. I count 19 though."],
             ("disputed", 2, 1),
         ),
+        # what the person wrote, put right, is a correction, not another's claim
+        (
+            ["The meeting is at 10am on Tuesday.", "I just emailed saying it's at 11am instead."],
+            ("superseded", 2, 1),
+        ),
         # a requirement that no longer applies
         (
             [
@@ -1274,6 +1279,25 @@ def test_links_in_the_words_people_use(
         # something stopped or cut that the person did not withdraw
         ["我每天坐地铁上班", "地铁停了 今天打车"],
         ["这件衣服价格是800", "价格砍了一半"],
+        # what only looks like a withdrawal: a scope, a habit, a day off, a switch
+        ["The discount is 15% for members.", "The discount doesn't apply to sale items."],
+        [
+            "The wedding toast must be under 3 minutes.",
+            "I keep forgetting the toast part, I need to practice more.",
+        ],
+        [
+            "Sarah is picking up the kids at 3pm on Fridays.",
+            "Sarah's off tomorrow so she can do it.",
+        ],
+        ["lights on a timer, off at 11pm.", "The light's off in the hallway again."],
+        # "we didn't" is no disbelief; 八成 is "most likely"
+        [
+            "We're going to the beach on Saturday.",
+            "My sister says the beach is crowded on weekends, we didn't go last time though.",
+        ],
+        ["利率是百分之四。", "利率八成还要涨，太坑了。"],
+        # what the person wrote is no other person's word
+        ["Max retries should be 3.", "The script I just wrote uses 5 retries, that's too many."],
         # gone or dead said of a person or a thing, not of a plan
         [
             "let's make sure we honor the memories of our loved ones",

@@ -166,6 +166,12 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("杯子两百三一箱", [("两百三", "number", 230.0, None, None, None)]),
     # a bottom line is a floor
     ("底线是两万四", [("两万四", "number", 24000.0, None, None, "lower")]),
+    # a day of the month after "back" or "to" (not "to the 5th step")
+    (
+        "we leave on the 12th and come back the 19th",
+        [("12th", "date", "---12", None, None, None), ("19th", "date", "---19", None, None, None)],
+    ),
+    ("skip to the 5th step", []),
     ("十几个", [("十几个", "quantity", 10.0, None, "个", "lower")]),
     ("等了十多天", [("十多天", "duration", 10.0, None, "day", "lower")]),
     ("几十个", []),  # dozens: no number said
@@ -181,6 +187,8 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("九成九的把握", [("九成九", "percent", 99.0, None, "%", None)]),
     ("一成不变", []),
     ("他八成忘了", []),  # most likely
+    ("他八成不来了", []),
+    ("他一成家就搬走了", []),
     # both sides of a size are lengths; quid are pounds
     (
         "the room is 2.4 by 3 meters",
@@ -188,6 +196,10 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
             ("2.4", "quantity", 2.4, None, "m", None),
             ("3 meters", "quantity", 3.0, None, "m", None),
         ],
+    ),
+    (
+        "order 2 x 50cm shelves",
+        [("2", "number", 2.0, None, None, None), ("50cm", "quantity", 50.0, None, "cm", None)],
     ),
     (
         "5 x 3 servers",
@@ -299,6 +311,21 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
         ],
     ),
     ("下午 3 点开会", [("下午 3 点", "time", "15:00", None, None, None)]),
+    # not across a sentence, a day, or more than two hours
+    (
+        "晚上十一点睡，七点起床",
+        [
+            ("晚上十一点", "time", "23:00", None, None, None),
+            ("七点", "time", "07:00", None, None, None),
+        ],
+    ),
+    (
+        "晚上9点到酒店，明天8点退房",
+        [
+            ("晚上9点", "time", "21:00", None, None, None),
+            ("8点", "time", "08:00", None, None, None),
+        ],
+    ),
     # 起床 is getting up, not "from"
     ("早上九点起床", [("早上九点", "time", "09:00", None, None, None)]),
     (

@@ -380,6 +380,16 @@ def test_a_choice_stays_with_its_options(text: str, expected: list[str]) -> None
             "the tests are flaky because the db takes a while to come up",
             ["the tests are flaky", "the db takes a while to come up"],
         ),
+        # a trace named in prose, and a prompt's label, are no paste
+        (
+            "I keep getting Traceback (most recent call last) errors, so the timeout must stay"
+            " at 30 seconds",
+            [
+                "I keep getting Traceback (most recent call last) errors",
+                "the timeout must stay at 30 seconds",
+            ],
+        ),
+        ("HINT: the budget is $500 max", ["HINT: the budget is $500 max"]),
         # a clause that says what "anything" is goes with it
         (
             "I'd prefer to avoid anything he has to take more than twice a day",

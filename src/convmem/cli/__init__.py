@@ -95,7 +95,8 @@ GLOBAL_OPTIONS = ("--home", "--config", "--store")
 def hoist_global_options(group: click.Group, args: list[str]) -> list[str]:
     """``args`` with the global options written after the command moved before it
     (``convmem status --home X`` as ``convmem --home X status``), unless that command
-    has an option of the same name. Nothing after ``--`` moves."""
+    has an option of the same name. Nothing after ``--`` moves, nor anything after the
+    first word of a command's free text."""
     command: click.Command = group
     at = 0
     while at < len(args) and isinstance(command, click.Group):
@@ -109,6 +110,9 @@ def hoist_global_options(group: click.Group, args: list[str]) -> list[str]:
         if sub is None:
             return args
         command, at = sub, at + 1
+    # a command of free text takes them only before its words ("search --home X query";
+    # in "search why does --store fail" the words are the text)
+    free_text = getattr(command, "free_text", False)
     own = {opt for param in command.params for opt in param.opts}
     front: list[str] = []
     rest: list[str] = []
@@ -116,7 +120,7 @@ def hoist_global_options(group: click.Group, args: list[str]) -> list[str]:
     while i < len(args):
         word = args[i]
         name = word.split("=", 1)[0]
-        if word == "--":
+        if word == "--" or (free_text and not word.startswith("-")):
             rest += args[i:]
             break
         if name in GLOBAL_OPTIONS and name not in own:

@@ -112,6 +112,9 @@ class _TextCommand(click.Command):
     one of the command's options (``-timeout``, ``--verbose flag``) is text, not an
     unknown option, so any text is safe to type without ``--`` in front."""
 
+    #: The global options are not taken out of its text (see ``hoist_global_options``).
+    free_text = True
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         names = {n for p in self.get_params(ctx) for n in (*p.opts, *p.secondary_opts)}
         takes_value = {

@@ -62,8 +62,12 @@ _EN_DATE_DM = re.compile(
 )
 #: "by the 20th", "on the 19th": a day of a month the conversation names elsewhere.
 _EN_ORDINAL_DAY = re.compile(
-    r"\b(?:on|by|before|until|till|from|after|since|for)\s+the\s+((\d{1,2})(?:st|nd|rd|th))\b"
-    r"(?!\s+(?:century|anniversary|birthday|floor|percentile|place|row|time|street|grade|edition))",
+    r"\b(?:on|by|before|until|till|from|after|since|for|back|to|through|thru)\s+the\s+"
+    r"((\d{1,2})(?:st|nd|rd|th))\b"
+    r"(?!\s+(?:century|anniversary|birthday|floor|percentile|place|row|time|street|grade|edition"
+    r"|step|chapter|page|level|item|question|round|generation|gen|version|attempt|try|one|ones"
+    r"|episode|season|book|line|position|spot|slot|term|semester|quarter|period|inning|hole"
+    r"|lap|stage|phase|week|day|month|year|draft|revision|amendment|power|degree))",
     re.I,
 )
 #: "it's the 14th", "moving day is the 14th": the day a thing is on, said with nothing
@@ -284,10 +288,16 @@ def find_weekdays(f: _Finds, dates: list[tuple[int, int]]) -> None:
             f.add(Value(t[start:end], "date", name, None, start, end))
 
 
+#: What puts two clock times in different sentences or days.
+_ANOTHER_DAY = re.compile(
+    r"[。！!？?；;\n]|[明后昨今每]天|第二天|次日|天天|[周星期礼拜][一二三四五六日天]|早上|上午|早晨|凌晨"
+)
+
+
 def find_times(f: _Finds) -> None:
     t = f.text
     before = (-1, "")  # where the last Chinese clock time ended, and its part of the day
-    shifted_last: tuple[str, int] | None = None  # the last one its part of the day moved
+    shifted_last: tuple[str, int, int] | None = None  # the last one its part of the day moved
     for m in _CN_CLOCK.finditer(t):
         if not f.free(*m.span()):
             continue
@@ -315,14 +325,16 @@ def find_times(f: _Finds) -> None:
                 said[1] if said else ""
             )  # 晚上我一般9点多: the part of the day said just before
         if not period and shifted_last is not None:
-            # 下午三点开始，两点半集合 and 晚上八点吃饭 九点散: an hour near a time the text
-            # put in the afternoon or evening is in it too
+            # 下午三点开始，两点半集合 and 晚上八点吃饭 九点散: an hour close to a time the
+            # text put in the afternoon or evening, in the same sentence and day, is in it
+            # too (not 晚上十一点睡，七点起床, nor 晚上9点到酒店，明天8点退房)
             near = _afternoon(shifted_last[0], hour)
-            if near != hour and abs(near - shifted_last[1]) <= 4:
+            apart = _ANOTHER_DAY.search(t, shifted_last[2], m.start())
+            if near != hour and abs(near - shifted_last[1]) <= 2 and apart is None:
                 period = shifted_last[0]
         shifted = _afternoon(period, hour)
         if shifted != hour:
-            shifted_last = (period, shifted)
+            shifted_last = (period, shifted, m.end())
         # 夜里0点到8点: a start its part of the day left as it was says nothing of the end
         before = (m.end(), period if shifted != hour else "")
         hour = shifted

@@ -110,7 +110,7 @@ _TENTHS = re.compile(
     r"(?<![\d.零〇一二两三四五六七八九十百千万亿几])(?<![统唯第同专单归划合逐])"
     r"([一二两三四五六七八九]|[1-9])成"
     r"(半|[一二三四五六七八九](?![一二三四五六七八九十百千万]))?"
-    r"(?!不变|[本功为员绩果长立熟交型品都语就形份像年是会要又已在得没忘他她它你我])"
+    r"(?!不变|[本功为员绩果长立熟交型品都语就形份像年是会要又已在得没忘他她它你我不也还有被家团名事行])"
 )
 #: A fraction: 三分之一, 2分之1, 千分之五 (not 百分之…, read as a percent).
 _CN_FRACTION = re.compile(
@@ -844,8 +844,8 @@ def _is_verbish(word: str) -> bool:
     return bool(_VERBISH.search(w)) and w not in ("wedding", "building", "meeting", "listing")
 
 
-#: Between two sides of a size: "2.4 by 3 meters", "16 x 20 cm", "3×4米".
-_BY = re.compile(r"\s*(?:by|x|×|\*|乘)\s*$", re.I)
+#: Between two sides of a size: "2.4 by 3 meters" (not the count of "2 x 50cm shelves").
+_BY = re.compile(r"\s+by\s+$", re.I)
 
 
 def _dimensions(text: str, values: list[Value]) -> list[Value]:

@@ -133,8 +133,9 @@ COMMIT = re.compile(
     # a plan told: "plan is to put redis in front of it", "we're gonna redo the cabinets"
     # (not "we're gonna need help", "we're gonna be late"; "i'm gonna go ice this" is
     # more often a passing remark than a plan)
-    r"|\bplan is to|\bwe(?:'re| are) gonna (?!(?:be|need|have|want|hate|love|miss|lose|die"
-    r"|cry|say|ask|guess|go)\b)\w+"
+    r"|(?<!\bif the )(?<!\bif our )(?<!\bif my )\bplan is to"
+    r"|(?<!\bwhat )(?<!\bif )(?<!\bhow )(?<!\bwhen )\bwe(?:'re| are) gonna (?!(?:be|need|have"
+    r"|want|hate|love|miss|lose|die|cry|say|ask|guess|go|get|do|end up)\b)\w+"
     r")\b",
     _I,
 )

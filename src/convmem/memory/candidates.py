@@ -98,22 +98,29 @@ ZH_MONEY = re.compile(
 )
 
 
-def _money_in_yuan(n: dict[str, Any], money: bool, latin: bool) -> dict[str, Any]:
+def _money_in_yuan(
+    n: dict[str, Any], money: bool, latin: bool, measured: bool = False
+) -> dict[str, Any]:
     """A bare amount in Chinese everyday text is yuan: "人均100以内", "每晚800封顶".
     ``money``: the clause has a word of money (ZH_MONEY); ``latin``: it has a Latin
-    letter (a technical text: "batch size降到8")."""
+    letter (a technical text: "batch size降到8"); ``measured``: it names a measure that
+    is no price (续航, 身高, 评分…)."""
     if n["type"] != "number" or n.get("unit") is not None:
         return n
     if not isinstance(n["value"], int | float) or n["value"] < 10:
         return n
     # what each one gets ("每个班级40左右", "单次最多5") says nothing of money
     priced = [c for c in n.get("conditions", ()) if not _EACH_ONE.match(c)]
+    if measured and not money:
+        return n  # 续航五百以上: a range to drive, not a price
     if money or (not latin and (n.get("bound") or priced)):
         return {**n, "type": "money", "unit": "CNY"}
     return n
 
 
 _EACH_ONE = re.compile(r"每个|单[个张条次]")
+#: Measures a bare Chinese amount may be of that are no price.
+_MEASURED = re.compile(r"续航|里程|公里|距离|身高|体重|分数|评分|人数|温度|面积|排名|名次|楼层")
 
 
 #: The zone a clock time is read in: "6am UTC", "8am local", "before 9am my time".
@@ -164,6 +171,7 @@ def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, An
     zh = bool(values) and bool(_CJK.search(text))
     money = zh and bool(ZH_MONEY.search(text))
     latin = zh and bool(re.search("[A-Za-z]", text))
+    measured = zh and bool(_MEASURED.search(text))
     for v in values:
         inside = any(a <= v.start and v.end <= b for a, b in spans)
         if inside:
@@ -178,7 +186,7 @@ def number_conditions(text: str, values: list[Value]) -> tuple[list[dict[str, An
         if v.unit == "day" and any(re.search(r"\bweek\b|\bmonth\b|周|月", c) for c in own):
             number["type"] = "quantity"  # "4 days a week" counts days
         if zh:
-            number = _money_in_yuan(number, money, latin)
+            number = _money_in_yuan(number, money, latin, measured)
         out.append(number)
     used = [c for c in conditions if any(c in n["conditions"] for n in out)] if out else conditions
     return out, used
@@ -615,7 +623,7 @@ _PUSHBACK = re.compile(
     r"\bi (?:don['’]?t|do not) (?:buy|believe) (?:it|that)|\b(?:that['’]?s|that is|it['’]?s) not"
     r" (?:true|right|what)|\b(?:pretty|fairly) sure (?:it['’]?s|it was|its|that)\b|\bi doubt\b"
     r"|\bbs\b|\bnonsense\b|\bi(?:'m| am) not convinced\b|\b(?:i count|i counted|by my count)\b"
-    r"|\bwe didn['’]?t\b|不信|明明|我记得(?:就)?是|印象里(?:就)?是|懒得理|胡说|瞎说",
+    r"|不信|明明|我记得(?:就)?是|印象里(?:就)?是|懒得理|胡说|瞎说",
     re.I,
 )
 #: How far after the claim (in characters) the person's disbelief still answers it.

@@ -610,7 +610,9 @@ def relate(
         # isn't going to work" said just before it; and what was asked or settled before
         # a fact told of it ("nvm the redis thing": "it must not use redis", not "we don't
         # have redis in prod" said after it)
-        stems = [w[:4] for w in _TOKEN.findall(target.lower()) if len(w) >= 4]
+        # (a number or a short word of the target counts too: "the 30 second job limit"
+        # is the job's 30 seconds, not "the retry limit is 7" said after it)
+        stems = [w[:4] for w in _TOKEN.findall(target.lower()) if len(w) >= 3 or w.isdigit()]
         best = max(
             range(len(hits)),
             key=lambda n: (

@@ -42,7 +42,7 @@ _PASTED_START = re.compile(
             r"^\s*\[?\d{1,2}:\d{2}:\d{2}",  # 10:22:01 …
             r"^\s*[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}",  # syslog
             r"^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?[\s:|]",
-            r"^\s*(?:DETAIL|HINT|CONTEXT|STATEMENT|LOCATION|QUERY):\s",  # PostgreSQL's report
+            r"^\s*DETAIL: +Key \(|^\s*DETAIL: +Failing row",  # PostgreSQL's report
             r"^\s*at [\w.$<>\[\]/]+ ?\(",  # JS / Java stack frame
             r"^\s*at [\w.$<>]+ \S+:\d+",
             r'^\s*File "[^"]+", line \d+',  # Python frame
@@ -88,7 +88,7 @@ def _pasted_line(line: str) -> bool:
     need are there: one combined search over every position cost ~90 µs a line."""
     return bool(
         _PASTED_START.match(line)
-        or "Traceback (most recent call last)" in line
+        or line.rstrip().endswith("Traceback (most recent call last):")
         or ("level=" in line and _LOG_LEVEL.search(line))
         or (("  " in line or "\t" in line) and _COLUMNS.search(line))
         or (line.count("=") >= 3 and _KEY_VALUES.search(line))

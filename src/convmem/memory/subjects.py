@@ -301,12 +301,23 @@ _SCRATCH = re.compile(
     r"|^(?:我|刚才|刚刚)*(?:说错了|" + SLIPPED + r")[\s，,]*是",
     _I,
 )
+#: "off" said of a plan (not a day off or a switch: "Sarah's off tomorrow", "the light's
+#: off in the hall").
+_CALLED_OFF = (
+    r"off(?!\s+(?:work|tomorrow|today|tonight|duty|sick|in|at|on|for|until|till|this|next"
+    r"|again|sometimes|usually)\b)"
+)
 #: What a retraction withdraws. Compiled on first use (some 14 ms, and most
 #: processes never see a retraction): see :func:`_retract_pattern`.
 _RETRACT_SOURCE = (
-    r"\b(?:(?:forget(?:ting)?|scratch(?:ing)?|scrap(?:ping)?|drop(?:ping)?|skip(?:ping)?|disregard)"
+    r"\b(?:(?:forget|scratch|scrap|drop|skip|disregard)"
     r" (?:about )?(?:what i said about )?(?:the )?"
     r"(?P<a>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit)\b"
+    # "dropping the redis idea", at the start of what is said (not "I keep skipping the
+    # bridge part when I practice")
+    r"|^\W*(?:(?:ok|so|actually|also|and|but|yeah|nah)[\s,]+)*(?:(?:i'm|we're|i am|we are)\s+)?"
+    r"(?:dropping|scrapping|scratching) (?:the )?(?P<a2>[\w\s'-]{2,40}?)"
+    r"(?: thing| part| requirement| idea| rule| bit| plan)\b"
     r"|forget (?:about )?(?:what i said about )?(?:the )?(?P<h>[\w\s'-]{2,40})"
     r"|(?:never ?mind|nvm) (?:about |on )?(?:the )?(?P<i>[\w\s'-]{2,30})"
     r"|(?:ignore|disregard) what i said about (?:the )?(?P<w>[\w\s'-]{2,40}?)(?=\s*(?:[,.!;]|$))"
@@ -315,8 +326,9 @@ _RETRACT_SOURCE = (
     # a plan called off: "lake house is off", "the dinner is cancelled"
     r"|^\W*(?:(?:ok|so|actually|also|oh|and|but|nah|welp)[\s,]+)*(?:the )?"
     r"(?P<p>(?:[\w'-]+\s){0,3}?[\w'-]+)"
-    r"(?: (?:is|are|'s) (?:off|cancell?ed|called off|gone|dead|scrapped|shelved)"
-    r"|'s (?:off|cancell?ed|called off|shelved)| got (?:cancell?ed|shelved))(?! to\b)"
+    r"(?: (?:is|are|'s) (?:" + _CALLED_OFF + r"|cancell?ed|called off|gone|dead|scrapped|shelved)"
+    r"|'s (?:" + _CALLED_OFF + r"|cancell?ed|called off|shelved)| got (?:cancell?ed|shelved))"
+    r"(?! to\b)"
     # "cancel that dentist appt, we're switching practices"
     # ("I cancelled the U-Haul", "cancelled the caterer"; not "cancelled only from paid")
     r"|(?:\b(?:cancel (?:that |the |my |our )?|(?:(?:i|we|i've|we've)\s+(?:just\s+|already\s+)?)"
@@ -328,10 +340,13 @@ _RETRACT_SOURCE = (
     r" (?:that |the |my |our )(?P<x>[\w\s'-]{2,30}?)"
     r"(?=\s*(?:[,.!;]|$|\b(?:entirely|completely|altogether|yesterday|today|because|since)\b))"
     r"|(?:the )?(?P<c>[\w\s.-]{2,30}?)(?: thing| requirement| rule| part)?"
-    r" (?:doesn't|does not|no longer) (?:matters?|appl(?:y|ies))(?: anymore)?"
+    r"(?: (?:doesn't|does not|no longer) matters?(?: anymore)?"
+    # "the Go 1.21 thing no longer applies" (not "doesn't apply to sale items": a scope)
+    r"| (?:no longer appl(?:y|ies)|(?:doesn't|does not) apply any ?more)(?=\s*(?:[,.!;]|$)))"
     r"|(?:the )?(?P<j>[\w\s-]{2,30}?) (?:is|are) no longer (?:a requirement|needed|required"
     r"|necessary|a priority|a thing)"
-    r"|drop the (?P<d>[\w\s-]{2,30}?) (?:requirement|thing|part|idea|rule)"
+    r"|drop the (?P<d>[\w\s-]{2,30}?) (?:requirement|thing|part|idea|rule|limit|cap|check"
+    r"|gate)\b"
     r"|no need for (?:the )?(?P<e>[\w\s-]{2,30})"
     # the whole clause, about a thing named with "the": "we don't need the 200 ms limit
     # anymore" (not "if we don't need the parking anymore", "… anymore, so I'll sell it")
@@ -375,6 +390,8 @@ _RETRACT_SOURCE = (
     r"|(?:刚才|之前|前面)说的(?P<q>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:作废|不算了?)"
     r"|(?:别管|不用管|不用考虑|取消|先不搞|先别搞|先不做|先不要)(?P<g>[\u3400-\u9fffA-Za-z0-9]{1,10})"
     r"|^先别(?P<h2>[\u3400-\u9fff]{1,4})"
+    # "酒店不用非得在地铁站附近了": what no longer has to be so
+    r"|不(?:用|必)(?:非得|一定|非要)(?:要)?(?P<v2>[\u3400-\u9fffA-Za-z0-9 ]{2,12}?)了"
     # "停车的事忘掉吧": 忘掉 after what it names ("我忘了" alone is forgetting)
     r"|(?P<m>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:那个|这个|的事|那条|这条)就?忘掉"
 )
@@ -747,8 +764,8 @@ THIRD_PARTY = re.compile(
     r"[A-Z][a-z]{2,})\s+(?:says|said that)\b"
     # what another wrote: "client just emailed saying…", "landlord texted that…" (not
     # what the person wrote: "I emailed them saying…")
-    r"|(?<!\bi\s)(?<!\bwe\s)\b(?:just\s+)?(?:emailed|texted|messaged|wrote|replied)"
-    r"(?:\s+(?:me|us|back))*,?\s+(?:saying|that|to say)\b"
+    r"|\b(?!(?:i|we|i've|we've|just|have|had|already)\b)[\w']+\s+(?:just\s+)?"
+    r"(?:emailed|texted|messaged|wrote|replied)(?:\s+(?:me|us|back))*,?\s+(?:saying|that|to say)\b"
     r"|(?<![跟和给对向找])(?:老公|老婆|同事|老板|领导|他|她|他们|有人|运维|产品|妈|爸|女朋友|男朋友"
     r"|朋友|那边|师傅"
     r"|房东|客户|老师)(?:刚|又|也|还|一直|非|硬)?(?:说|觉得|认为|不同意|坚持|反对)"
