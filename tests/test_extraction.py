@@ -1216,6 +1216,23 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ["The meeting is at 10am on Tuesday.", "I just emailed saying it's at 11am instead."],
             ("superseded", 2, 1),
         ),
+        # a small count put right, a bare value changed for a word of the item
+        (
+            ["max retry count should be 5 w/ exponential backoff", "right, make it 3 actually"],
+            ("superseded", 2, 1),
+        ),
+        (
+            ["expecting 20-25 ppl, budget around $800", "budget bumped to 1.2k"],
+            ("superseded", 2, 1),
+        ),
+        # a withdrawal of what an earlier message said, after a clause of its own
+        (
+            [
+                "hotel budget max $250/night",
+                "my sister is paying so no hotel budget needed lol. forget the hotel budget",
+            ],
+            ("retracted", 2, 1),
+        ),
         # a requirement that no longer applies
         (
             [

@@ -172,6 +172,28 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
         [("12th", "date", "---12", None, None, None), ("19th", "date", "---19", None, None, None)],
     ),
     ("skip to the 5th step", []),
+    # a lower-case "may" and a day, closed by a comma or "instead", is the month
+    (
+        "flying out of boston may 12, back may 19",
+        [
+            ("may 12", "date", "05-12", None, None, None),
+            ("may 19", "date", "05-19", None, None, None),
+        ],
+    ),
+    ("it may 5x the load", []),
+    # "w" after a space is no 万; a word after an amount is no unit; a sum is no bound
+    ("should be 5 w/ exponential backoff", [("5", "number", 5.0, None, None, None)]),
+    ("make it 3 actually", [("3", "number", 3.0, None, None, None)]),
+    ("total budget is 50k hard cap", [("50k", "number", 50000.0, None, None, "upper")]),
+    (
+        "base is 145k + 10% bonus",
+        [("145k", "number", 145000.0, None, None, None), ("10%", "percent", 10.0, None, "%", None)],
+    ),
+    ("budget is 3k plus tips", [("3k", "number", 3000.0, None, None, None)]),
+    (
+        "cost went up to $7.80 from $6.50",
+        [("$7.80", "money", 7.8, None, "USD", None), ("$6.50", "money", 6.5, None, "USD", None)],
+    ),
     ("十几个", [("十几个", "quantity", 10.0, None, "个", "lower")]),
     ("等了十多天", [("十多天", "duration", 10.0, None, "day", "lower")]),
     ("几十个", []),  # dozens: no number said

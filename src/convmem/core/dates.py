@@ -94,10 +94,13 @@ _END_OF = re.compile(r"\bend of\s+(\d{4})\b", re.I)
 #: Words after which a lower-case "may 5" is the month: a modal never follows them.
 _DATE_LEAD = re.compile(
     r"\b(?:on|by|before|until|till|til|from|since|due|is|are|was|were|be|to|at|for|after|around|of"
-    r"|it's|its"
+    r"|it's|its|back|leave|leaving|return|returning|depart|departing|arrive|arriving|land"
+    r"|landing|fly|flying|start|starting|move|moving|mid|early|late"
     r"|thru|through)\s*$",
     re.I,
 )
+#: What ends a lower-case "may 12" that is a date: a comma, the sentence's end, a span.
+_MAY_DAY_END = re.compile(r"\s*(?:[,.;!?)]|$|[-–]|(?:to|and|through|thru|instead)\b)", re.I)
 _EN_MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\s+(\d{{4}})\b", re.I)
 _SLASH_DATE = re.compile(
     r"\b(?:on|by|before|until|till|due|from|after)\s+(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b", re.I
@@ -215,6 +218,7 @@ def find_dates(f: _Finds) -> None:
                 and not m[3]
                 and month_word[0].islower()
                 and not _DATE_LEAD.search(t, tail_start(t, m.start(), 7), m.start())
+                and not _MAY_DAY_END.match(t, m.end())
             ):
                 continue
             d = int(day_text)

@@ -56,7 +56,7 @@ __all__ = ["Value", "find_numbers", "parse_chinese_number"]
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _MULT = (
     r"(?:[kK](?![a-zA-Z])|[mM](?=\b|美元|美金|刀|人民币|欧元)(?!\s*(?:s\b|in\b|inute|eter|etre))"
-    r"|million|mn|bn|billion|千万|百万|万|千(?!卡)|亿|w(?![a-zA-Z]))"
+    r"|million|mn|bn|billion|千万|百万|万|千(?!卡)|亿|(?<!\s)w(?![a-zA-Z/]))"
 )
 
 _METRE_TAIL = re.compile(
@@ -157,7 +157,8 @@ _AND = re.compile(r"\s+and\s+")
 
 _UPPER_BEFORE = re.compile(
     r"(?:\b(?:under|below|less than|fewer than|at most|no more than|not more than|max(?:imum)?"
-    r"|up to|within|not exceed(?:ing)?|no higher than|no longer than|lower than|shorter than"
+    r"|(?<!went )(?<!gone )(?<!goes )(?<!rose )(?<!bumped )(?<!jumped )up to"
+    r"|within|not exceed(?:ing)?|no higher than|no longer than|lower than|shorter than"
     r"|cap(?:ped)? at|limit(?:ed)? to|less then|tops)"
     r"|<=?|≤|不(?:能|要|得|可以|应)?超过|不(?:能|要)?高于|不到|不足"
     r"|最多|最高|顶多|低于|少于|小于|不大于|控制在|压到|压在|限制在|上限(?:是|为)?)\s*$",
@@ -200,11 +201,13 @@ _LIMIT_NOUN_UPPER = re.compile(
 _LIMIT_NOUN_LOWER = re.compile(r"\b(?:min(?:imum)?|floor)\b|下限|底线|至少|最少|最低", re.I)
 _UPPER_AFTER = re.compile(
     r"^\s*(?:以内|以下|之内|内(?![存容部网置核测])|或以下|及以下|封顶"
-    r"|or less|or fewer|max\b|tops\b|or under|at most)",
+    r"|or less|or fewer|max\b|tops\b|or under|at most"
+    r"|(?:hard |firm |absolute )?(?:cap|ceiling|limit)\b)",
     re.I,
 )
 _LOWER_AFTER = re.compile(
-    r"^\s*(?:以上|或以上|及以上|起(?![床来飞身])|多|or more|or above|plus\b|\+|at least"
+    r"^\s*(?:以上|或以上|及以上|起(?![床来飞身])|多|or more|or above|plus\b(?=\s*(?:[,.;!?)]|$))"
+    r"|\+(?!\s*[\d$€£¥])|at least"
     r"|minimum\b|min\b)",
     re.I,
 )

@@ -164,6 +164,19 @@ def _magnitudes(numbers: Sequence[dict[str, object]]) -> list[float]:
     return out
 
 
+def _small_counts(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]) -> bool:
+    """Both sides hold a small whole count ("make it 3" after "retry count should be 5"),
+    where a ratio says little of whether one puts the other right."""
+
+    def small(numbers: Sequence[dict[str, object]]) -> bool:
+        values = [n.get("value") for n in numbers]
+        return any(
+            isinstance(v, int | float) and 0 < v <= 12 and float(v).is_integer() for v in values
+        )
+
+    return small(a) and small(b)
+
+
 def near(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]) -> bool:
     """Some value of ``a`` is within :data:`NEAR` of some value of ``b``."""
     return any(max(x, y) <= NEAR * min(x, y) for x in _magnitudes(a) for y in _magnitudes(b))
@@ -448,7 +461,7 @@ def _latest_value(
             i
             for i in pool
             if any(n.get("type") not in ("date", "time", "version") for n in i.numbers)
-            and near(cand.numbers, i.numbers)
+            and (near(cand.numbers, i.numbers) or _small_counts(cand.numbers, i.numbers))
         ]
         if counts:
             return counts[-1], "a correction of the latest value near it"
@@ -603,6 +616,9 @@ def relate(
     if cand.retraction and reading.retract_target:
         target = reading.retract_target
         hits = [i for i in pool if _names(i, target, cand.content)]
+        # what an earlier message said, before a clause of this one ("so no hotel budget
+        # needed lol. forget the hotel budget" withdraws the $250 cap said before)
+        hits = [i for i in hits if i.id not in here] or hits
         if not hits:
             return None
         # the item the target's words name best, the newest of those: "scratch the batch
@@ -714,6 +730,14 @@ def relate(
             # "the rent can go to 2,900 max": a bare value, said as a change, for the
             # subject that held one ("the hotel is on floor 12" changes no parking limit)
             or bool(bare and overlap and item.numbers and (reading.correction or reading.change))
+            # "budget bumped to 1.2k" against "budget around $800": a bare value changed,
+            # for a word of the item ("bumped" is no subject of its own)
+            or bool(
+                bare
+                and reading.change
+                and len(item.numbers) == 1
+                and words & subjects.content_words(item.content)
+            )
             # "my husband thinks dinner's at 3" against "dinner is at 4pm": a bare hour
             # for the clock time of what the item names
             or bool(
