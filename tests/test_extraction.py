@@ -1225,6 +1225,11 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ["expecting 20-25 ppl, budget around $800", "budget bumped to 1.2k"],
             ("superseded", 2, 1),
         ),
+        # the small count near it, not one of another kind said after it
+        (
+            ["I want to buy 4 tickets", "my flight lands at terminal 2", "actually make it 5"],
+            ("superseded", 3, 1),
+        ),
         # a withdrawal of what an earlier message said, after a clause of its own
         (
             [
@@ -1313,6 +1318,8 @@ def test_links_in_the_words_people_use(
             "My sister says the beach is crowded on weekends, we didn't go last time though.",
         ],
         ["利率是百分之四。", "利率八成还要涨，太坑了。"],
+        # a value of another kind beside a shared word
+        ["my sister arrives on march 3", "my sister bumped her offer to 450"],
         # what the person wrote is no other person's word
         ["Max retries should be 3.", "The script I just wrote uses 5 retries, that's too many."],
         # gone or dead said of a person or a thing, not of a plan

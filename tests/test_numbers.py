@@ -181,6 +181,13 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
         ],
     ),
     ("it may 5x the load", []),
+    ("git may 3-way merge those files", [("3-way", "quantity", 3.0, None, "way", None)]),
+    ("房租5w/年", [("5w", "number", 50000.0, None, None, None)]),
+    ("20 hard drives", [("20 hard drives", "quantity", 20.0, None, "drive", None)]),
+    ("I bought a $25 cap at the game", [("$25", "money", 25.0, None, "USD", None)]),
+    ("10+ years", [("10", "number", 10.0, None, None, "lower")]),
+    ("rent is $2,000 + utilities", [("$2,000", "money", 2000.0, None, "USD", None)]),
+    ("my budget goes up to $1,500", [("$1,500", "money", 1500.0, None, "USD", "upper")]),
     # "w" after a space is no 万; a word after an amount is no unit; a sum is no bound
     ("should be 5 w/ exponential backoff", [("5", "number", 5.0, None, None, None)]),
     ("make it 3 actually", [("3", "number", 3.0, None, None, None)]),

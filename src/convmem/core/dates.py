@@ -100,7 +100,11 @@ _DATE_LEAD = re.compile(
     re.I,
 )
 #: What ends a lower-case "may 12" that is a date: a comma, the sentence's end, a span.
-_MAY_DAY_END = re.compile(r"\s*(?:[,.;!?)]|$|[-–]|(?:to|and|through|thru|instead)\b)", re.I)
+_MAY_DAY_END = re.compile(
+    r"\s*(?:[,.;!?)]|$|[-–]\s*\d{1,2}(?![\d%.]|\s*(?:%|x\b))(?![a-zA-Z])"
+    r"|(?:to|and|through|thru|instead)\b)",
+    re.I,
+)
 _EN_MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\s+(\d{{4}})\b", re.I)
 _SLASH_DATE = re.compile(
     r"\b(?:on|by|before|until|till|due|from|after)\s+(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b", re.I

@@ -56,7 +56,7 @@ __all__ = ["Value", "find_numbers", "parse_chinese_number"]
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _MULT = (
     r"(?:[kK](?![a-zA-Z])|[mM](?=\b|美元|美金|刀|人民币|欧元)(?!\s*(?:s\b|in\b|inute|eter|etre))"
-    r"|million|mn|bn|billion|千万|百万|万|千(?!卡)|亿|(?<!\s)w(?![a-zA-Z/]))"
+    r"|million|mn|bn|billion|千万|百万|万|千(?!卡)|亿|(?:(?<!\s)w|w(?=\s*[\u4e00-\u9fff]))(?![a-zA-Z]))"
 )
 
 _METRE_TAIL = re.compile(
@@ -157,7 +157,7 @@ _AND = re.compile(r"\s+and\s+")
 
 _UPPER_BEFORE = re.compile(
     r"(?:\b(?:under|below|less than|fewer than|at most|no more than|not more than|max(?:imum)?"
-    r"|(?<!went )(?<!gone )(?<!goes )(?<!rose )(?<!bumped )(?<!jumped )up to"
+    r"|(?<!went )(?<!gone )(?<!rose )(?<!bumped )(?<!jumped )up to"
     r"|within|not exceed(?:ing)?|no higher than|no longer than|lower than|shorter than"
     r"|cap(?:ped)? at|limit(?:ed)? to|less then|tops)"
     r"|<=?|≤|不(?:能|要|得|可以|应)?超过|不(?:能|要)?高于|不到|不足"
@@ -202,12 +202,19 @@ _LIMIT_NOUN_LOWER = re.compile(r"\b(?:min(?:imum)?|floor)\b|下限|底线|至少
 _UPPER_AFTER = re.compile(
     r"^\s*(?:以内|以下|之内|内(?![存容部网置核测])|或以下|及以下|封顶"
     r"|or less|or fewer|max\b|tops\b|or under|at most"
-    r"|(?:hard |firm |absolute )?(?:cap|ceiling|limit)\b)",
+    r"|(?:hard|firm|absolute) (?:cap|ceiling|limit)\b|(?:cap|ceiling|limit)(?=\s*(?:[,.;!?)]|$)))",
     re.I,
 )
+_FIRM_LIMIT = re.compile(r"\s(?:hard|firm|absolute|soft)\s+(?:cap|ceiling|limit)\b", re.I)
+#: What "plus" or "+" adds to an amount, rather than saying "or more": "145k + bonus".
+_ADDED = (
+    r"(?:[\d$€£¥]|(?:tips?|tax(?:es)?|utilities|bonus|fees?|shipping|vat|gst|equity|benefits"
+    r"|expenses|parking|gas|fuel|insurance|deposit|commission|extras?|stock|rsus?)\b)"
+)
 _LOWER_AFTER = re.compile(
-    r"^\s*(?:以上|或以上|及以上|起(?![床来飞身])|多|or more|or above|plus\b(?=\s*(?:[,.;!?)]|$))"
-    r"|\+(?!\s*[\d$€£¥])|at least"
+    r"^\s*(?:以上|或以上|及以上|起(?![床来飞身])|多|or more|or above|(?:plus\b|\+)(?!\s*"
+    + _ADDED
+    + r")|at least"
     r"|minimum\b|min\b)",
     re.I,
 )
@@ -763,8 +770,9 @@ class _Finder:
                 value = float(f"{int(value)}.{digits}")
                 end = tail.end()
             return Value(t[begin:end].strip(), kind, value, canonical, begin, end)
-        # English counted noun: "16 workers", "3 nights", "2 people"
-        noun = _NOUN_AFTER.match(t, end)
+        # English counted noun: "16 workers", "3 nights", "2 people" (not the "hard" of
+        # "50k hard cap")
+        noun = _NOUN_AFTER.match(t, end) if not _FIRM_LIMIT.match(t, end) else None
         if noun and how == "digits":
             word, second = noun.group(1), noun.group(2)
             if second and word.lower() not in NOT_NOUNS and second.lower() not in NOT_NOUNS:

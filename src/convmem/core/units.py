@@ -107,7 +107,7 @@ NOT_NOUNS = frozenset(
     x th st nd rd ok okay etc vs am pm because since though although while whereas unless until
     whether cause just maybe probably really already yet again now today tonight tomorrow
     yesterday anyway haha lol please thanks max min tops instead either also ish plus last next
-    million billion thousand hundred something odd based indexed hard soft firm flat
+    million billion thousand hundred something odd based indexed
     actually anyways honestly basically though tho rn asap pls thx
     works worked seems looks sounds feels helps makes breaks fails passes
     """.split()

@@ -169,9 +169,13 @@ def _small_counts(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]
     where a ratio says little of whether one puts the other right."""
 
     def small(numbers: Sequence[dict[str, object]]) -> bool:
-        values = [n.get("value") for n in numbers]
-        return any(
-            isinstance(v, int | float) and 0 < v <= 12 and float(v).is_integer() for v in values
+        return (
+            bool(numbers)
+            and _counts(numbers)
+            and any(
+                isinstance(v, int | float) and 0 < v <= 12 and float(v).is_integer()
+                for v in (n.get("value") for n in numbers)
+            )
         )
 
     return small(a) and small(b)
@@ -461,8 +465,11 @@ def _latest_value(
             i
             for i in pool
             if any(n.get("type") not in ("date", "time", "version") for n in i.numbers)
-            and (near(cand.numbers, i.numbers) or _small_counts(cand.numbers, i.numbers))
+            and near(cand.numbers, i.numbers)
         ]
+        # else a small bare count of the same kind ("make it 3" after "retry count should
+        # be 5"; not "3 hour party", "terminal 2" beside "4 tickets")
+        counts = counts or [i for i in pool if _small_counts(cand.numbers, i.numbers)]
         if counts:
             return counts[-1], "a correction of the latest value near it"
     return None
@@ -616,16 +623,15 @@ def relate(
     if cand.retraction and reading.retract_target:
         target = reading.retract_target
         hits = [i for i in pool if _names(i, target, cand.content)]
-        # what an earlier message said, before a clause of this one ("so no hotel budget
-        # needed lol. forget the hotel budget" withdraws the $250 cap said before)
-        hits = [i for i in hits if i.id not in here] or hits
         if not hits:
             return None
         # the item the target's words name best, the newest of those: "scratch the batch
         # cooking" is "I'd rather batch cook on sundays", not "the sunday batch thing
-        # isn't going to work" said just before it; and what was asked or settled before
-        # a fact told of it ("nvm the redis thing": "it must not use redis", not "we don't
-        # have redis in prod" said after it)
+        # isn't going to work" said just before it; then what an earlier message said
+        # before a clause of this one ("so no hotel budget needed lol. forget the hotel
+        # budget" withdraws the $250 cap said before); then what was asked or settled
+        # before a fact told of it ("nvm the redis thing": "it must not use redis", not
+        # "we don't have redis in prod" said after it)
         # (a number or a short word of the target counts too: "the 30 second job limit"
         # is the job's 30 seconds, not "the retry limit is 7" said after it)
         stems = [w[:4] for w in _TOKEN.findall(target.lower()) if len(w) >= 3 or w.isdigit()]
@@ -633,6 +639,7 @@ def relate(
             range(len(hits)),
             key=lambda n: (
                 sum(w in hits[n].content.lower() for w in stems),
+                hits[n].id not in here,
                 hits[n].kind != "fact",
                 n,
             ),
@@ -736,6 +743,7 @@ def relate(
                 bare
                 and reading.change
                 and len(item.numbers) == 1
+                and item.numbers[0].get("type") in ("number", "money")
                 and words & subjects.content_words(item.content)
             )
             # "my husband thinks dinner's at 3" against "dinner is at 4pm": a bare hour
