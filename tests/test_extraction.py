@@ -1238,6 +1238,15 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ],
             ("retracted", 2, 1),
         ),
+        # what no longer has to be so (不用非得), a limit dropped
+        (
+            ["酒店一定要在地铁站附近", "算了，酒店不用非得在地铁站附近了，我们反正包车"],
+            ("retracted", 2, 1),
+        ),
+        (
+            ["CPU limit is 500m.", "Drop the CPU limit entirely, we'll only set requests."],
+            ("retracted", 2, 1),
+        ),
         # a requirement that no longer applies
         (
             [
@@ -1355,3 +1364,11 @@ def test_a_withdrawal_takes_the_requirement_before_a_fact_told_of_it(tmp_path: P
     status = {i.content: i.status for i in rt.store.items("w", ("active", "retracted"))}
     assert status["it must not use redis"] == "retracted"
     assert status["we don't have redis in prod."] == "active"
+
+
+def test_a_bare_chinese_amount_of_a_measure_is_no_price(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    said = ["续航五百以上就够了", "预算二十万以内"]
+    rt.on_events(Event("w", n, "user/message", text) for n, text in enumerate(said, 1))
+    types = {i.content: i.numbers[0]["type"] for i in rt.store.items("w", ("active",))}
+    assert types == {"续航五百以上就够了": "number", "预算二十万以内": "money"}

@@ -221,8 +221,15 @@ def test_a_slip_then_the_word_meant_scratches_the_item_before() -> None:
         ("the landlord's saying I owe $300 of it", True),
         ("我老婆不同意", True),
         ("修车师傅说刹车片没问题", True),
+        ("小李说要改成飞机", True),
+        ("client just emailed saying we agreed on 5 rounds", True),
+        ("Maria says we're 21 people now", True),
         ("I think march 3 works", False),
         ("it says 5 on the label", False),
+        ("老实说我不想去", False),
+        ("I just emailed saying the meeting is at 11am", False),
+        ('Priya said, "that film is wonderful"', False),  # a transcript's speaker
+        ("Google says 5", False),
     ],
 )
 def test_another_persons_word(text: str, hearsay: bool) -> None:

@@ -169,13 +169,9 @@ def _small_counts(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]
     where a ratio says little of whether one puts the other right."""
 
     def small(numbers: Sequence[dict[str, object]]) -> bool:
-        return (
-            bool(numbers)
-            and _counts(numbers)
-            and any(
-                isinstance(v, int | float) and 0 < v <= 12 and float(v).is_integer()
-                for v in (n.get("value") for n in numbers)
-            )
+        return _counts(numbers) and any(
+            isinstance(v, int | float) and 0 < v <= 12 and float(v).is_integer()
+            for v in (n.get("value") for n in numbers)
         )
 
     return small(a) and small(b)
