@@ -184,6 +184,9 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("git may 3-way merge those files", [("3-way", "quantity", 3.0, None, "way", None)]),
     ("房租5w/年", [("5w", "number", 50000.0, None, None, None)]),
     ("20 hard drives", [("20 hard drives", "quantity", 20.0, None, "drive", None)]),
+    # which one, not how many
+    ("type 2 diabetes", [("2", "number", 2.0, None, None, None)]),
+    ("stage 3 cancer", [("3", "number", 3.0, None, None, None)]),
     ("I bought a $25 cap at the game", [("$25", "money", 25.0, None, "USD", None)]),
     ("10+ years", [("10", "number", 10.0, None, None, "lower")]),
     ("rent is $2,000 + utilities", [("$2,000", "money", 2000.0, None, "USD", None)]),

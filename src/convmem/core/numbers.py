@@ -205,6 +205,8 @@ _UPPER_AFTER = re.compile(
     r"|(?:hard|firm|absolute) (?:cap|ceiling|limit)\b|(?:cap|ceiling|limit)(?=\s*(?:[,.;!?)]|$)))",
     re.I,
 )
+#: A number that names which one, not how many: "type 2 diabetes", "stage 3 cancer".
+_LABEL_BEFORE = re.compile(r"\b(?:type|stage|level|grade|phase|tier|class|category)\s+$", re.I)
 _FIRM_LIMIT = re.compile(r"\s(?:hard|firm|absolute|soft)\s+(?:cap|ceiling|limit)\b", re.I)
 #: What "plus" or "+" adds to an amount, rather than saying "or more": "145k + bonus".
 _ADDED = (
@@ -772,7 +774,11 @@ class _Finder:
             return Value(t[begin:end].strip(), kind, value, canonical, begin, end)
         # English counted noun: "16 workers", "3 nights", "2 people" (not the "hard" of
         # "50k hard cap")
-        noun = _NOUN_AFTER.match(t, end) if not _FIRM_LIMIT.match(t, end) else None
+        noun = (
+            _NOUN_AFTER.match(t, end)
+            if not _FIRM_LIMIT.match(t, end) and not _LABEL_BEFORE.search(t, 0, begin)
+            else None
+        )
         if noun and how == "digits":
             word, second = noun.group(1), noun.group(2)
             if second and word.lower() not in NOT_NOUNS and second.lower() not in NOT_NOUNS:
