@@ -199,15 +199,18 @@ _LIMIT_NOUN_UPPER = re.compile(
     re.I,
 )
 _LIMIT_NOUN_LOWER = re.compile(r"\b(?:min(?:imum)?|floor)\b|下限|底线|至少|最少|最低", re.I)
+#: A ceiling named after its amount: "$500 limit", "50k hard cap".
+_LIMIT_WORD = r"(?:cap|ceiling|limit)\b"
 _UPPER_AFTER = re.compile(
     r"^\s*(?:以内|以下|之内|内(?![存容部网置核测])|或以下|及以下|封顶"
     r"|or less|or fewer|max\b|tops\b|or under|at most"
-    r"|(?:hard|firm|absolute) (?:cap|ceiling|limit)\b|(?:cap|ceiling|limit)(?=\s*(?:[,.;!?)]|$)))",
+    r"|(?:hard|firm|absolute) " + _LIMIT_WORD + r"|" + _LIMIT_WORD + r"(?=\s*(?:[,.;!?)]|$)))",
     re.I,
 )
 #: A number that names which one, not how many: "type 2 diabetes", "stage 3 cancer".
 _LABEL_BEFORE = re.compile(r"\b(?:type|stage|level|grade|phase|tier|class|category)\s+$", re.I)
-_FIRM_LIMIT = re.compile(r"\s(?:hard|firm|absolute|soft)\s+(?:cap|ceiling|limit)\b", re.I)
+#: The adjective of such a ceiling, which is no counted noun ("the 'hard' of 50k hard cap").
+_FIRM_AFTER = re.compile(r"\s(?:hard|firm|absolute|soft)\s+" + _LIMIT_WORD, re.I)
 #: What "plus" or "+" adds to an amount, rather than saying "or more": "145k + bonus".
 _ADDED = (
     r"(?:[\d$€£¥]|(?:tips?|tax(?:es)?|utilities|bonus|fees?|shipping|vat|gst|equity|benefits"
@@ -283,12 +286,9 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
 
 
 def _count(numeral: str) -> float | None:
-    """A whole number written in digits or in Chinese numerals (一 and 十 alone too)."""
-    if numeral.isdigit():
-        return float(numeral)
-    if numeral in CN_DIGIT:
-        return float(CN_DIGIT[numeral])
-    return parse_chinese_number(numeral) if len(numeral) > 1 else float(CN_SMALL.get(numeral, 0))
+    """A whole number in digits or Chinese numerals, a place alone too (千分之五: 千)."""
+    n = small_int(numeral)
+    return float(n if n is not None else CN_SMALL.get(numeral, 0)) or None
 
 
 def _to_float(num: str) -> float:
@@ -439,8 +439,8 @@ class _Finder:
         for m in _TENTHS.finditer(self.text):
             if self.free(*m.span()):
                 tenths = float(small_int(m[1]) or 0)
-                rest = {"半": 0.5, None: 0.0}.get(m[2])
-                value = tenths * 10 + (rest * 10 if rest is not None else CN_DIGIT[m[2]])
+                extra = 5.0 if m[2] == "半" else float(CN_DIGIT[m[2]]) if m[2] else 0.0
+                value = tenths * 10 + extra
                 self.add(Value(m.group(), "percent", value, "%", *m.span()))
         for m in _CN_FRACTION.finditer(self.text):
             whole, part = (_count(m[n]) for n in (1, 2))
@@ -776,7 +776,7 @@ class _Finder:
         # "50k hard cap")
         noun = (
             _NOUN_AFTER.match(t, end)
-            if not _FIRM_LIMIT.match(t, end) and not _LABEL_BEFORE.search(t, 0, begin)
+            if not _FIRM_AFTER.match(t, end) and not _LABEL_BEFORE.search(t, 0, begin)
             else None
         )
         if noun and how == "digits":

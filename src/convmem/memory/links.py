@@ -631,10 +631,11 @@ def relate(
         # (a number or a short word of the target counts too: "the 30 second job limit"
         # is the job's 30 seconds, not "the retry limit is 7" said after it)
         stems = [w[:4] for w in _TOKEN.findall(target.lower()) if len(w) >= 3 or w.isdigit()]
+        lowered = [i.content.lower() for i in hits]
         best = max(
             range(len(hits)),
             key=lambda n: (
-                sum(w in hits[n].content.lower() for w in stems),
+                sum(w in lowered[n] for w in stems),
                 hits[n].id not in here,
                 hits[n].kind != "fact",
                 n,

@@ -326,9 +326,9 @@ _RETRACT_SOURCE = (
     # a plan called off: "lake house is off", "the dinner is cancelled"
     r"|^\W*(?:(?:ok|so|actually|also|oh|and|but|nah|welp)[\s,]+)*(?:the )?"
     r"(?P<p>(?:[\w'-]+\s){0,3}?[\w'-]+)"
-    r"(?: (?:is|are|'s) (?:" + _CALLED_OFF + r"|cancell?ed|called off|gone|dead|scrapped|shelved)"
-    r"|'s (?:" + _CALLED_OFF + r"|cancell?ed|called off|shelved)| got (?:cancell?ed|shelved))"
-    r"(?! to\b)"
+    r"(?: (?:is|are|'s) (?:gone|dead|scrapped)"  # (not "he's gone": the contraction is a person)
+    r"|(?: is| are|\s?'s) (?:" + _CALLED_OFF + r"|cancell?ed|called off|shelved)"
+    r"| got (?:cancell?ed|shelved))(?! to\b)"
     # "cancel that dentist appt, we're switching practices"
     # ("I cancelled the U-Haul", "cancelled the caterer"; not "cancelled only from paid")
     r"|(?:\b(?:cancel (?:that |the |my |our )?|(?:(?:i|we|i've|we've)\s+(?:just\s+|already\s+)?)"
