@@ -1285,6 +1285,19 @@ def test_links_in_the_words_people_use(
     assert _links(tmp_path, said) == {link}
 
 
+def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    said = [
+        "looking for a hotel in austin for 3 nights,"
+        " needs to be pet friendly and under $150 a night",
+        "actually forget the pet friendly thing, my sister is keeping the dog",
+    ]
+    rt.on_events(Event("w", n, "user/message", text) for n, text in enumerate(said, 1))
+    status = {i.content: i.status for i in rt.store.items("w", ("active", "retracted"))}
+    assert status["needs to be pet friendly"] == "retracted"
+    assert status["under $150 a night"] == "active"
+
+
 @pytest.mark.parametrize(
     "said",
     [

@@ -208,3 +208,29 @@ def test_any_query_is_safe(rt, query: str) -> None:  # type: ignore[no-untyped-d
     r = Retriever(rt.store, rt.settings)
     found = r.retrieve("en1", query)
     r.retrieve_evidence("en1", found.signals, found.items, 10)
+
+
+def test_a_turn_that_only_thanks_or_hums_is_not_lifted_beside_a_hit(tmp_path: Path) -> None:
+    # the talk around a hit is lifted because it usually answers or asks it; "thanks!"
+    # or "hmm" beside it answers nothing, while a "yes" or "sounds good" may accept it
+    rt = runtime(tmp_path)
+    said = [
+        "Should the nightly export run at 2am or 4am?",
+        "4am, the backups finish at 3.",
+        "thanks!! lol",
+        "hmm",
+        "Should the export skip archived projects?",
+        "yes",
+        "谢谢！",
+        "Lunch was great today.",
+    ]
+    rt.on_events([Event("s", n, "user/message", t) for n, t in enumerate(said, 1)])
+    r = Retriever(rt.store, rt.settings)
+    for asked, answer, chatter in (
+        ("when does the nightly export run?", 2, 3),
+        ("does the export skip archived projects?", 6, 7),
+    ):
+        ranked = [e.seq for e, _ in r.rank_events("s", r.signals(asked), 10)]
+        assert answer in ranked and chatter not in ranked, (asked, ranked)
+    ranked = [e.seq for e, _ in r.rank_events("s", r.signals("nightly export time"), 10)]
+    assert 4 not in ranked

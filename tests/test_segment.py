@@ -142,6 +142,22 @@ def test_clause_level_pieces() -> None:
     ]
     # a conditional rule is one clause
     assert _clauses("if the tests fail, don't deploy") == ["if the tests fail, don't deploy"]
+    # two requirements joined by "and", the second a bound and its value
+    assert _clauses("it needs to be pet friendly and under $150 a night") == [
+        "it needs to be pet friendly",
+        "under $150 a night",
+    ]
+    assert _clauses("must be gluten free and no more than 20 bucks per person") == [
+        "must be gluten free",
+        "no more than 20 bucks per person",
+    ]
+    assert _clauses("a hotel near the beach for 3 nights, must have parking") == [
+        "a hotel near the beach for 3 nights",
+        "must have parking",
+    ]
+    assert _clauses("anything between 50 and under 80 is fine") == [
+        "anything between 50 and under 80 is fine"
+    ]
 
 
 def test_questions_and_reasons_split_off() -> None:

@@ -27,6 +27,7 @@ program generated is never returned as evidence.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -105,6 +106,16 @@ STANDING_SOURCE_BONUS = 0.05
 STANDING_KINDS = ("constraint", "decision")
 #: An event's place in a scope: (its session's position in the scope, its seq).
 Key = tuple[int, int]
+
+
+#: A turn that only thanks, laughs, hums or greets. Lifted beside a hit it would spend
+#: the budget on nothing, so it is not lifted (a "yes", "ok" or "sounds good" is: after
+#: a question or a proposal it is the answer).
+_CHATTER = re.compile(
+    r"^(?:[\W_]*(?:thanks?(?: you)?|thx|ty|cheers|hm+|um+|uh+|oh+|ah+|lol|lmao|ha(?:ha)+|he(?:he)+"
+    r"|wow|np|no worries|hi|hello|hey|bye|谢谢|多谢|哈哈+|嗯+|哦+|噢|呵呵))+[\W_]*$",
+    re.IGNORECASE,
+)
 
 
 def _cjk(term: str) -> bool:
@@ -432,7 +443,11 @@ class Retriever:
         for k in hits:
             for offset, share in lifts[k]:
                 neighbour = near.get((k[0], k[1] + offset))
-                if neighbour is None or not self.quotable(neighbour):
+                if (
+                    neighbour is None
+                    or not self.quotable(neighbour)
+                    or _CHATTER.match(neighbour.text)
+                ):
                     continue
                 lifted = share * base[k]
                 nk = key(neighbour)

@@ -716,6 +716,9 @@ _LIMITS = re.compile(
 #: The words that open and close "between … and …" (a "between" is open until an "and").
 _BETWEEN_AND = re.compile(r"\b(?:between|and)\b", re.I)
 _CLAUSE_JOIN = re.compile(r",\s+|(?<!\s)\s+and\s+(?!then\b)")
+#: A requirement with its subject left out after a comma ("a hotel in austin for 3
+#: nights, needs to be pet friendly"): a clause of its own whatever comes before.
+_REQUIREMENT_START = re.compile(r"(?:needs? to|has to|have to|must|should)\s+(?:be|have)\b", re.I)
 _LEADS_IN = re.compile(
     r"^(?:if|when|once|unless|until|before|after|while|as long as|since)\b", re.I
 )
@@ -757,7 +760,7 @@ def _two_clauses(text: str) -> list[tuple[int, int]]:
             (finite or told)
             and (_FINITE.search(right) or (told and _IMPERATIVE.match(right)))
             and not _LEADS_IN.match(right)
-        ):
+        ) or (m.group().startswith(",") and _REQUIREMENT_START.match(right)):
             out.append(m.span())
             start = m.end()
             enough, finite, between = False, False, False
@@ -785,6 +788,14 @@ def _value_list(text: str) -> list[tuple[int, int]]:
     return out
 
 
+#: "walkable to the old town and under £150 a night": an "and" before a bound and its
+#: value joins two requirements (each may be put right or withdrawn alone).
+_AND_BOUND = re.compile(
+    r"(?<=\w)\s+and\s+(?=(?:under|below|over|above|within|up to|less than|more than"
+    r"|fewer than|no more than|no less than|not more than|at most|at least|max(?:imum)?"
+    r"|min(?:imum)?)\s+(?:of\s+)?[$€£¥]?\d)",
+    re.I,
+)
 _BETWEEN_END = re.compile(r"\bbetween\s+\S+$", re.I)
 _REJECTS = re.compile(r"(?:not|rather than|instead of|and not|but not|no longer|never)\b", re.I)
 
@@ -799,6 +810,11 @@ def _pieces(sentence: Span) -> list[tuple[int, int]]:
         cuts.append(m.span())
     if not _CJK.search(text):
         cuts += _value_list(text) + _two_clauses(text)
+        cuts += [
+            m.span()
+            for m in _AND_BOUND.finditer(text)
+            if len(text[: m.start()].split()) >= 2 and not _BETWEEN_END.search(text, 0, m.start())
+        ]
     if _CJK.search(text):
         cuts = _zh_commas(text, cuts)
         cuts += [
