@@ -1225,6 +1225,16 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ["expecting 20-25 ppl, budget around $800", "budget bumped to 1.2k"],
             ("superseded", 2, 1),
         ),
+        # a budget changed with no currency said ("budget" at the start is no verb here)
+        (
+            ["budget is 25k total and we cant go over that", "budget bumped to 28k"],
+            ("superseded", 2, 1),
+        ),
+        (
+            ["redoing our kitchen, budget 35k", "budget stretched to 38k for the better cabinets"],
+            ("superseded", 2, 1),
+        ),
+        (["预算三千五以内 最好两室", "我刚算了下 预算可以到四千 年终奖发了"], ("superseded", 2, 1)),
         # the small count near it, not one of another kind said after it
         (
             ["I want to buy 4 tickets", "my flight lands at terminal 2", "actually make it 5"],

@@ -568,6 +568,23 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
         [("10k requests", "quantity", 10000, None, "request", None)],
     ),
     ("salary is 90k", [("90k", "number", 90000, None, None, None)]),
+    # a lower-case g is grams, unless what follows is memory or storage
+    ("at least 160g protein", [("160g", "quantity", 160, None, "g", "lower")]),
+    ("16g ram minimum", [("16g", "quantity", 16, None, "GB", None)]),
+    ("8g内存", [("8g", "quantity", 8, None, "GB", None)]),
+    ("节点只剩8G可分配", [("8G", "quantity", 8, None, "GB", None)]),
+    # words after an amount that count nothing: a reason, a kind of pay, a verb
+    ("28k bc his parents are paying", [("28k", "number", 28000, None, None, None)]),
+    ("accepted initech at 90k remote!!", [("90k", "number", 90000, None, None, None)]),
+    ("the 2000 cal stays", [("2000 cal", "quantity", 2000, None, "cal", None)]),
+    ("contractor 1 says no", [("1", "number", 1, None, None, None)]),
+    # … but may say which kind of the noun after them is counted
+    ("3 remote workers", [("3 remote workers", "quantity", 3, None, "worker", None)]),
+    # a meal names the part of the day; a budget that can go to a value is capped by it
+    ("晚饭七点前吃完", [("七点", "time", "19:00", None, None, "upper")]),
+    ("午饭一点半", [("一点半", "time", "13:30", None, None, None)]),
+    ("早饭七点", [("七点", "time", "07:00", None, None, None)]),
+    ("预算可以到四千", [("四千", "number", 4000, None, None, "upper")]),
 ]
 
 

@@ -131,6 +131,16 @@ _ONE_OCLOCK = re.compile(r"钟|整|前|后|以前|以后|之前|之后|左右|�
 _CLOCK_RANGE = re.compile(r"\s*(?:到|至|-|~|～|—|－)\s*")
 #: A part of the day said a few words before a bare hour, no day or hour between.
 _PERIOD_BEFORE = re.compile(rf"({_CN_PERIOD})[^点點\d天早日周号号，,。；;]{{0,6}}$")
+#: A meal names its part of the day (晚饭七点前吃完 is 19:00, 午饭一点 13:00).
+_MEAL_BEFORE = re.compile(r"(晚饭|晚餐|夜宵|宵夜|午饭|午餐)[^点點\d天早日周号，,。；;]{0,6}$")
+_MEAL_PERIOD = {
+    "晚饭": "晚上",
+    "晚餐": "晚上",
+    "夜宵": "晚上",
+    "宵夜": "晚上",
+    "午饭": "中午",
+    "午餐": "中午",
+}
 _CN_PERIOD_CLOCK = re.compile(rf"({_CN_PERIOD})\s*(\d{{1,2}}):(\d{{2}})")
 
 
@@ -328,10 +338,11 @@ def find_times(f: _Finds) -> None:
         if not period and _CLOCK_RANGE.fullmatch(t, before[0], m.start()):
             period = before[1]  # 晚上7点到9点: the end of the range is in the evening too
         if not period:
-            said = _PERIOD_BEFORE.search(t, max(0, m.start() - 8, before[0]), m.start())
-            period = (
-                said[1] if said else ""
-            )  # 晚上我一般9点多: the part of the day said just before
+            # 晚上我一般9点多: the part of the day said just before, or its meal
+            start = max(0, m.start() - 8, before[0])
+            said = _PERIOD_BEFORE.search(t, start, m.start())
+            meal = None if said else _MEAL_BEFORE.search(t, start, m.start())
+            period = said[1] if said else _MEAL_PERIOD[meal[1]] if meal else ""
         if not period and shifted_last is not None:
             # 下午三点开始，两点半集合 and 晚上八点吃饭 九点散: an hour close to a time the
             # text put in the afternoon or evening, in the same sentence and day, is in it

@@ -38,6 +38,7 @@ from convmem.core.units import (
     DOLLARS,
     JAPAN,
     NOT_NOUNS,
+    QUALIFIERS,
     UNIT_TABLE,
     Value,
     is_cjk,
@@ -161,7 +162,8 @@ _UPPER_BEFORE = re.compile(
     r"|within|not exceed(?:ing)?|no higher than|no longer than|lower than|shorter than"
     r"|cap(?:ped)? at|limit(?:ed)? to|less then|tops)"
     r"|<=?|≤|不(?:能|要|得|可以|应)?超过|不(?:能|要)?高于|不到|不足"
-    r"|最多|最高|顶多|低于|少于|小于|不大于|控制在|压到|压在|限制在|上限(?:是|为)?)\s*$",
+    r"|最多|最高|顶多|低于|少于|小于|不大于|控制在|压到|压在|限制在|上限(?:是|为)?"
+    r"|预算\S{0,2}?(?:可以|能|最多)(?:放宽|加|涨)?到)\s*$",
     re.I,
 )
 _LOWER_BEFORE = re.compile(
@@ -254,6 +256,13 @@ _EN_WORD_COUNT = re.compile(
 _NOT_SQUARE_METRES = tuple("时常均台安静稳价衡板躺")
 
 
+#: What a size in gigabytes is of, after a lower-case g ("16g ram", "8g内存").
+_MEMORY_AFTER = re.compile(
+    r"\s?(?:of\s+)?(?:ram|memory|mem|vram|heap|swap|disk|ssd|hdd|storage|space|data|内存|显存|硬盘|存储|空间|流量)",
+    re.I,
+)
+
+
 def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     """A unit written at ``pos`` (after a number): (canonical, type, end)."""
     m = _UNIT_AFTER.match(text, pos)
@@ -266,6 +275,8 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
         return "MB", "quantity", m.end()  # 镜像300M以内: a size (metres are a lower-case m)
     if word == "g" and pos < len(text) and text[pos] == " ":
         return None  # "3 g…": a lone g after a space is rarely grams or gigabytes
+    if m.group() == "g" and not _MEMORY_AFTER.match(text, m.end()):
+        return "g", "quantity", m.end()  # "160g protein": grams ("16g ram", "8G": gigabytes)
     known = UNIT_TABLE.get(word) or UNIT_TABLE.get(m.group().strip())
     if known is None:  # "5ſ": case folding matched a letter the table does not spell
         known = UNIT_TABLE.get(unicodedata.normalize("NFKC", word).lower())
@@ -781,7 +792,12 @@ class _Finder:
         )
         if noun and how == "digits":
             word, second = noun.group(1), noun.group(2)
-            if second and word.lower() not in NOT_NOUNS and second.lower() not in NOT_NOUNS:
+            lead = word.lower()
+            if (
+                second
+                and (lead not in NOT_NOUNS or lead in QUALIFIERS)
+                and (second.lower() not in NOT_NOUNS)
+            ):
                 unit_word = singular(second)  # "6 uvicorn workers": the counted noun is last
                 return Value(
                     t[begin : noun.end()].strip(), "quantity", value, unit_word, begin, noun.end()

@@ -110,8 +110,13 @@ NOT_NOUNS = frozenset(
     million billion thousand hundred something odd based indexed
     actually anyways honestly basically though tho rn asap pls thx
     works worked seems looks sounds feels helps makes breaks fails passes
+    stays stands remains holds says said thinks insists claims bc cuz coz cos
     """.split()
 )
+#: Words that count nothing alone ("115k base", "90k remote") but may say which kind of
+#: the noun after them is counted ("3 remote workers", "2 base cabinets").
+QUALIFIERS = frozenset("base remote hybrid onsite gross net pretax".split())
+NOT_NOUNS = NOT_NOUNS | QUALIFIERS
 IE_NOUNS = frozenset({"calorie", "movie", "cookie", "pie", "tie", "rookie", "selfie", "zombie"})
 IRREGULAR_PLURALS = {"people": "person", "children": "child", "men": "man", "women": "woman"}
 

@@ -108,7 +108,8 @@ _SUBJECT_BEFORE_VERB = re.compile(
     # a value changed ("standup moved to 10", "launch got pushed back to March 10")
     # (intransitive: in "my dietitian bumped me to 2,000" the dietitian is not what changed)
     r"|(?:got |was |were |has been |have been )?(?:moved|pushed|shifted|bumped|changed|dropped"
-    r"|raised|lowered|cut|extended|rescheduled|went up|went down)"
+    r"|raised|lowered|cut|extended|stretched|increased|decreased|upped|rescheduled|went up"
+    r"|went down)"
     r"(?=\s+(?:back\s+|out\s+|up\s+|down\s+)?(?:to|till|until)\b))\b",
     _I,
 )
@@ -124,7 +125,10 @@ _SUBJECT_AFTER_VERB = re.compile(
     r"|reduce|drop|cut|trim|push|pin|lock|fix|hold|leave"
     # done by someone else: "landlord pushed move in back to may 8"
     r"|pushed|moved|bumped|shifted|raised|lowered|changed|switched|dropped"
-    r"|(?:(?<![\w'] )|(?<=let's )|(?<=lets )|(?<=we )|(?<=i )|(?<=to ))budget)\s+"
+    r"|(?:(?<![\w'] )|(?<=let's )|(?<=lets )|(?<=we )|(?<=i )|(?<=to ))budget"
+    # (not when a change of it follows: "budget bumped to 28k" is about the budget)
+    r"(?!\s+(?:got\s+|was\s+|has been\s+)?(?:bumped|moved|pushed|raised|lowered|changed|dropped"
+    r"|stretched|increased|decreased|upped|cut|went|is|was)\b))\s+"
     r"(?:(?:the|my|our|your|their|its|this|that)\s+)?"
     r"(?P<np>[\w./+#-]+(?:\s+[\w./+#-]+){0,3}?)\s+(?:(?:back|up|down|out)\s+)?"
     r"(?:to|at|under|below|above|over|around|within|from|as|=|\d)",
@@ -261,6 +265,7 @@ _CORRECTION = re.compile(
 _CHANGE = re.compile(
     r"\b(?:relax(?:ed)?|tighten(?:ed)?|increase[ds]?|decrease[ds]?|reduce[ds]?|raise[ds]?|lower(?:ed)?"
     r"|bump(?:ed)?|set|change[ds]?|move[ds]?|moving|push(?:ed|es)?|shift(?:ed|s)?|extend(?:ed|s)?"
+    r"|stretch(?:ed|es)?"
     r"|cut|drop(?:ped|s)?|upped|resched(?:uled?|ules)?|revis(?:e[ds]?|ing)|switch(?:e[ds]|ing)?)"
     r"(?: (?:the |our |my )?[\w-]+(?: [\w-]+)?)?(?: back| up| out)? to\b"
     # a limit that now reaches further: "the budget goes to 2,900", "can go up to $3k"
@@ -275,6 +280,7 @@ _CHANGE = re.compile(
     r"|next \w+|\w+day|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*"
     r"|nov\w*|dec\w*)|from now on|(?:we're|we are|now) at(?= \d)|ended up|in the end)\b"
     r"|(?:最后|最终)(?!一)[\u4e00-\u9fff]{1,2}?(?:了|的是)"
+    r"|(?:可以|能)(?:放宽|加|涨)?到\s*[\d两一二三四五六七八九十](?![^，,。]*[吗?？])"
     r"|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到|挪到|推到|推迟到|延到|延后到|延长到|提前到"
     r"|调到|调整到|涨到|降到|改到"
     # a choice or a value gone back to ("日志级别还是用info吧", "lint 超时还是3分钟吧")
