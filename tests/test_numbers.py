@@ -585,6 +585,10 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("午饭一点半", [("一点半", "time", "13:30", None, None, None)]),
     ("早饭七点", [("七点", "time", "07:00", None, None, None)]),
     ("预算可以到四千", [("四千", "number", 4000, None, None, "upper")]),
+    # people counted as "of us" or "ppl"; a count reached is no ceiling
+    ("there are only 8 of us, so", [("8", "quantity", 8, None, "person", None)]),
+    ("we're up to 17 ppl now", [("17 ppl", "quantity", 17, None, "person", None)]),
+    ("2 of them are broken", [("2", "number", 2, None, None, None)]),
 ]
 
 

@@ -158,7 +158,7 @@ _AND = re.compile(r"\s+and\s+")
 
 _UPPER_BEFORE = re.compile(
     r"(?:\b(?:under|below|less than|fewer than|at most|no more than|not more than|max(?:imum)?"
-    r"|(?<!went )(?<!gone )(?<!rose )(?<!bumped )(?<!jumped )up to"
+    r"|(?<!went )(?<!gone )(?<!rose )(?<!bumped )(?<!jumped )(?<!we're )(?<!were )(?<!now )up to"
     r"|within|not exceed(?:ing)?|no higher than|no longer than|lower than|shorter than"
     r"|cap(?:ped)? at|limit(?:ed)? to|less then|tops)"
     r"|<=?|≤|不(?:能|要|得|可以|应)?超过|不(?:能|要)?高于|不到|不足"
@@ -261,6 +261,10 @@ _MEMORY_AFTER = re.compile(
     r"\s?(?:of\s+)?(?:ram|memory|mem|vram|heap|swap|disk|ssd|hdd|storage|space|data|内存|显存|硬盘|存储|空间|流量)",
     re.I,
 )
+
+
+#: People counted by who they are: "it's 6 of us now", "there are only 8 of us".
+_OF_US = re.compile(r"\s+of\s+us\b", re.I)
 
 
 def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
@@ -783,6 +787,8 @@ class _Finder:
                 value = float(f"{int(value)}.{digits}")
                 end = tail.end()
             return Value(t[begin:end].strip(), kind, value, canonical, begin, end)
+        if how == "digits" and not m["mult"] and _OF_US.match(t, end):
+            return Value(t[begin:end].strip(), "quantity", value, "person", begin, end)  # 6 of us
         # English counted noun: "16 workers", "3 nights", "2 people" (not the "hard" of
         # "50k hard cap")
         noun = (

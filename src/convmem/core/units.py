@@ -86,6 +86,8 @@ UNIT_TABLE["毫升"] = ("ml", "quantity")
 UNIT_TABLE["ml"] = ("ml", "quantity")
 UNIT_TABLE["sqft"] = ("sqft", "quantity")
 UNIT_TABLE["口人"] = ("人", "quantity")  # 4口人: four in the family
+for _p in ("ppl", "pax", "peeps"):
+    UNIT_TABLE[_p] = ("person", "quantity")
 
 JAPAN = re.compile(
     r"japan|tokyo|kyoto|osaka|hakone|hokkaido|okinawa|\byen\b|日本|东京|京都|大阪|日元", re.I

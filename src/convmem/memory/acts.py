@@ -439,4 +439,14 @@ def guide_rule(
             return "decision", "a short instruction naming what to use"
         if "act:zh_subject_value" in names and values and vocab.ZH_SETTING.search(text):
             return "constraint", "a setting and its value"
+        if (
+            "ctx:pasted_nearby" in names
+            and "act:modal" in names
+            and values
+            and "act:hypothetical" not in names
+        ):
+            # what is said beside a paste is mostly about it, but a rule with a value
+            # is a rule wherever it stands ("The redis call should time out after 200ms."
+            # after a traceback)
+            return "constraint", "a rule with a value, beside a paste"
     return None

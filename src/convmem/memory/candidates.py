@@ -612,19 +612,64 @@ def candidates(
                 opener=clause.opener,
             )
         )
+    heard: Candidate | None = None
     for cand in out:
-        if cand.reading.hearsay and _PUSHBACK.search(text, cand.end, cand.end + PUSHBACK_REACH):
+        if (
+            heard is not None
+            and not cand.reading.hearsay
+            and not heard.content.endswith((".", "!", "?", "。", "！", "？"))
+            and _GOES_ON.fullmatch(text, heard.end, cand.start)
+            and not _OWN_SUBJECT.match(cand.content)
+        ):
+            # the other person's words go on after "and": "one of the moms says the nut
+            # thing is overblown and a little peanut butter is fine"
+            cand.reading = dataclasses.replace(cand.reading, hearsay=True)
+        heard = cand if cand.reading.hearsay else None
+        if cand.reading.hearsay and _PUSHBACK.search(
+            text, _answer_from(cand, text), cand.end + PUSHBACK_REACH
+        ):
             cand.pushed_back = True
+            if cand.kind in ("constraint", "decision", "preference"):
+                # what another person wants, said and not believed, is no rule of the
+                # person's ("contractor 1 says the island has to go, i dont believe him")
+                cand.kind = "fact"
+                cand.act = dataclasses.replace(
+                    cand.act, kind="fact", rule="another person's word the person doubts"
+                )
     return out
 
 
 #: The person's own disbelief in what someone else claims: "i dont buy it", 我明明.
 _PUSHBACK = re.compile(
-    r"\bi (?:don['’]?t|do not) (?:buy|believe) (?:it|that)|\b(?:that['’]?s|that is|it['’]?s) not"
-    r" (?:true|right|what)|\b(?:pretty|fairly) sure (?:it['’]?s|it was|its|that)\b|\bi doubt\b"
+    r"\bi (?:really )?(?:don['’]?t|do not) (?:buy|believe)\b|\b(?:that['’]?s|that is|it['’]?s) not"
+    r" (?:true|right|what)|\b(?:pretty|fairly) sure (?:it['’]?s|it was|its|that)\b"
+    r"|\bi (?:really |kinda |kind of )?doubt\b|\bi haven['’]?t seen (?:that|it|this|the|any)\b"
     r"|\bbs\b|\bnonsense\b|\bi(?:'m| am) not convinced\b|\b(?:i count|i counted|by my count)\b"
-    r"|不信|明明|我记得(?:就)?是|印象里(?:就)?是|懒得理|胡说|瞎说",
+    r"|\b(?:no way|absolutely not|not happening|yeah right)\b"
+    r"|\b(?:that['’]?s|thats|it['’]?s|its) (?:way |much |far )?too (?:low|high|much|little"
+    r"|many|few|early|late|long|short|expensive|cheap)\b"
+    r"|不信|不太信|有点怀疑|我怀疑|明明|我记得(?:就)?是|印象里(?:就)?是|懒得理|胡说|瞎说|没看到|不靠谱",
     re.I,
 )
+#: What joins two clauses of one person's report: "… is overblown and a little … is fine"
+#: (a comma may start the person's own: 产品那边说可以放弃，minSdk 直接提到24).
+_GOES_ON = re.compile(r"\s*,?\s*and\s+", re.I)
+#: A clause the person says of themselves, after someone else's report.
+_OWN_SUBJECT = re.compile(r"(?:i|i'm|im|i've|i'd|i'll|we|we're|we've|we'd|we'll|my|our)\b|我", re.I)
+#: Where, inside a report, the person's own answer may start: after the first comma,
+#: "but" or "which" that follows who said it ("she said 98k is top of band, which i
+#: dont buy"; "my wife says no way to 14 weeks" is all hers).
+_ANSWER_STARTS = re.compile(r",|，|\bbut\b|\bwhich\b|\btbh\b|不过|但是?")
+
+
+def _answer_from(cand: Candidate, text: str) -> int:
+    """Where the person's answer to a report may begin (see ``_ANSWER_STARTS``)."""
+    frame = subjects.THIRD_PARTY.search(cand.content)
+    if frame is None:
+        return cand.end
+    found = _ANSWER_STARTS.search(cand.content, frame.end())
+    return cand.start + found.start() if found else cand.end
+
+
 #: How far after the claim (in characters) the person's disbelief still answers it.
 PUSHBACK_REACH = 120

@@ -204,6 +204,29 @@ def _apart(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]) -> bo
     return bool(xs and ys) and all(max(x, y) > APART * min(x, y) for x in xs for y in ys)
 
 
+#: Words that make a value a limit of its own: "硬装预算只有12万", "the cap is 40".
+_LIMIT_NAMED = re.compile(r"预算|上限|封顶|\b(?:budget|cap|limit|max|maximum|minimum)\b", re.I)
+
+
+def _within(cand: Candidate, item: MemoryItem) -> bool:
+    """Whether another person's value, no limit itself, keeps to the person's own bound
+    and so says nothing against it: "the lake place sleeps 20" beside "need it to sleep
+    at least 14"."""
+    claim = cand.numbers
+    bounded = [n for n in item.numbers if n.get("bound") in ("lower", "upper")]
+    if len(claim) != 1 or len(bounded) != 1 or claim[0].get("bound"):
+        return False  # (a limit of their own is another limit: "she says max $14k")
+    if _LIMIT_NAMED.search(cand.content):
+        return False
+    v, b = claim[0].get("value"), bounded[0].get("value")
+    if claim[0].get("unit") != bounded[0].get("unit") or not (
+        isinstance(v, int | float) and isinstance(b, int | float)
+    ):
+        return False
+    # (the limit's own value named is about the limit: "15 分钟做不到")
+    return v > b if bounded[0]["bound"] == "lower" else v < b
+
+
 def _counts(numbers: Sequence[dict[str, object]]) -> bool:
     """Only bare numbers: "make it 15", "we're 13 now"."""
     return bool(numbers) and all(n.get("type") == "number" and not n.get("unit") for n in numbers)
@@ -348,7 +371,14 @@ def _contradicted(
     3 days max", "我老公不同意")."""
     if not _speaks_against(cand) or "ctx:in_question" in cand.act.features:
         return None  # "my cousin thinks we should split per person instead, which is fairer?"
-    own = [i for i in pool if i.id not in here and i.kind in COMPARABLE and i.source_seqs]
+    own = [
+        i
+        for i in pool
+        if i.id not in here
+        and i.kind in COMPARABLE
+        and i.source_seqs
+        and not subjects.THIRD_PARTY.search(i.content)  # another's claim is no one's own
+    ]
     if cand.numbers:
         # a value of its own: against the person's value of that kind ("我老公说总共最多
         # 1万2 多了他不同意" is about the budget, not the head count said just before)
@@ -647,7 +677,7 @@ def relate(
     # a bad day, she wants the 8th", "师兄觉得64太大了": it names the value and doubts it
     if reading.hearsay and cand.kind in COMPARABLE and cand.numbers:
         doubted = _doubted(cand, pool, here)
-        if doubted is not None:
+        if doubted is not None and not _within(cand, doubted):
             return Link("disputes", doubted, "another person's word against that value")
 
     # 1. a correction that names the old value: the newest item holding it
@@ -792,14 +822,14 @@ def relate(
         contributes = SHARE_OF_COST.search(cand.content) or _PUTS_IN.search(cand.content)
         if contributes:
             return None
-        if _rate(cand.numbers) == _rate(top.numbers):
+        if _rate(cand.numbers) == _rate(top.numbers) and not _within(cand, top):
             return Link("disputes", top, "another person's claim about the same subject")
     if reading.hearsay and cand.kind in COMPARABLE:
         # the claim speaks against an item in words, or the person answers it with
         # disbelief ("my physio disagrees, she says 3 days max" against "5 days a week",
         # which the claim of the same subject above leaves alone as a rate beside a total)
         against = _contradicted(cand, pool, here, seq)
-        if against is not None:
+        if against is not None and not _within(cand, against):
             return Link("disputes", against, "another person's word against it")
         if heard and heard[0][0] >= 3:
             return None

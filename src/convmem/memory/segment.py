@@ -636,7 +636,9 @@ _OPENER = re.compile(
     r"(?:" + _SEP + "|$)"
     # 其实 before the words it opens, with nothing between ("其实要请150个人")
     r"|其实(?=[\u4e00-\u9fff])"
-    r"|" + _NO + "|" + _NOT_BEFORE + r"|(?:update|edit|note|important)(?:" + _PUNCT + "|$))+",
+    r"|" + _NO + "|" + _NOT_BEFORE + r"|(?:update|edit|note|important)(?:" + _PUNCT + "|$)"
+    # "update we're down to 4 ppl": news, not a request to update something
+    r"|update\s+(?=(?:we|we're|were|i|i'm|im|it's|its|they|they're|my|our|so)\b))+",
     re.I,
 )
 _CORRECTION_OPENER = re.compile(

@@ -270,6 +270,9 @@ _CHANGE = re.compile(
     r"(?: (?:the |our |my )?[\w-]+(?: [\w-]+)?)?(?: back| up| out)? to\b"
     # a limit that now reaches further: "the budget goes to 2,900", "can go up to $3k"
     r"|\b(?:goes|can go)(?: up)? to (?=[$€£¥]?\d)"
+    # a value gone back, or a count reached: "max rent is back to $2,000", "we're up to 17"
+    r"|\b(?:is|are|'s|goes|went|going|came|comes) back (?:down |up )?to (?=[$€£¥]?\d)"
+    r"|\b(?:we're|we are|were|now|it's|its) (?:down|up) to (?=[$€£¥]?\d)"
     # a value set anew: "make the cap 250k", "make max 12" ("make it 12" corrects); said
     # as an instruction, not asked ("should we make the cap 250k?", "make max 12?")
     r"|^(?:(?:ok|okay|so|then|and|also|just|pls|please)[\s,.]+)*make (?:the |our |my )?"
@@ -763,6 +766,10 @@ THIRD_PARTY = re.compile(
     r"|\b(?!(?:it|this|that|which|what|who)\b)[a-z]+(?:\s+from\s+\w+)?\s+(?:thinks|insists|claims"
     r"|swears|is claiming)\b"
     r"|\baccording to\b"
+    # who by their trade, with no "my" or "the": "contractor 1 says", "globex recruiter says"
+    r"|\b(?:recruiter|realtor|agent|broker|supplier|vendor|seller|contractor|landlord|interviewer"
+    r"|teammate|colleague|coworker|trainer|coach|roofer|plumber|electrician|mechanic)"
+    r"(?:\s+\d+)?\s+(?:says|said|thinks|claims|insists|quoted)\b"
     # a person by name: "Maria says", "Tom said that" (not "Google says", "It says", nor
     # a transcript's "Priya said, …")
     r"|\b(?-i:(?!(?:It|This|That|What|Which|Who|Then|And|But|Also|Just|Google|Wikipedia"
