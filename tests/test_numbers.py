@@ -589,6 +589,30 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("there are only 8 of us, so", [("8", "quantity", 8, None, "person", None)]),
     ("we're up to 17 ppl now", [("17 ppl", "quantity", 17, None, "person", None)]),
     ("2 of them are broken", [("2", "number", 2, None, None, None)]),
+    # words after a number that count nothing; HTTP statuses in the plural; a resolution
+    ("500 everybody", [("500", "number", 500, None, None, None)]),
+    ("page size is 50 right now", [("50", "number", 50, None, None, None)]),
+    ("backoff on 429s", []),
+    ("timeout 300s", [("300s", "duration", 300, None, "s", None)]),
+    ("要4k的屏幕", []),
+    (
+        "27寸 4k 一千五以内",
+        [
+            ("27寸", "quantity", 27, None, "寸", None),
+            ("一千五", "number", 1500, None, None, "upper"),
+        ],
+    ),
+    ("4k steps a day", [("4k steps", "quantity", 4000, None, "step", None)]),
+    ("300兆的就行", [("300兆", "quantity", 300, None, "MB", None)]),
+    # a span of hours takes its half of the day from its end; a ceiling said as never more
+    (
+        "the party is 2-5pm",
+        [("2", "time", "14:00", None, None, None), ("5pm", "time", "17:00", None, None, None)],
+    ),
+    (
+        "never hold a lock longer than 2 seconds",
+        [("2 seconds", "duration", 2, None, "s", "upper")],
+    ),
 ]
 
 

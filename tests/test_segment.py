@@ -37,6 +37,10 @@ def _clauses(text: str) -> list[str]:
         '  File "app.py", line 3, in main\nValueError: bad value',
         "[2026-01-02] WARN retrying job 17",
         "DETAIL:  Key (id)=(1042) already exists.",
+        # MySQL's slow log, and statements that name lower-case tables
+        "# Query_time: 12.3  Lock_time: 0.0 Rows_sent: 20  Rows_examined: 4821933\n"
+        "SET timestamp=1715580115;\n"
+        "SELECT oi.* FROM order_item oi JOIN orders o ON o.id = oi.order_id WHERE o.user_id = 1;",
     ],
 )
 def test_pasted_material_is_not_prose(pasted: str) -> None:
@@ -59,6 +63,11 @@ def test_pasted_material_is_not_prose(pasted: str) -> None:
 )
 def test_lists_people_type_that_begin_alike_stay_prose(lines: list[str]) -> None:
     assert len(prose_lines("\n".join(lines))) == 3
+
+
+def test_an_instruction_that_begins_like_sql_stays_prose() -> None:
+    said = ["SET the timeout to 30 seconds please", "WITH the new cache, p95 must stay under 200ms"]
+    assert [s.text for s in sentences("\n".join(said))] == said
 
 
 def test_config_like_lines_alone_stay_prose() -> None:

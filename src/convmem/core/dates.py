@@ -115,6 +115,7 @@ _CLOCK = re.compile(
     r"|(?<![\d:.])(\d{1,2})\s*([ap])\.?m\.?(?![a-z])",
     re.I,
 )
+_CLOCK_SPAN = re.compile(r"(?<![\d:.$])(\d{1,2})\s?[-–~]\s?(\d{1,2})\s*([ap])\.?m\b", re.I)
 #: Parts of the day a Chinese clock time may name before its hour.
 _CN_PERIOD = r"凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|半夜|今晚|明早|明晚"
 _CN_CLOCK = re.compile(
@@ -363,6 +364,12 @@ def find_times(f: _Finds) -> None:
             hour, minute = _afternoon(m[1], int(m[2])), int(m[3])
             if hour < 24 and minute < 60:
                 f.add(Value(m.group(), "time", f"{hour:02d}:{minute:02d}", None, *m.span()))
+    for m in _CLOCK_SPAN.finditer(t):
+        # "2-5pm": the start of the span is in the same half of the day as its end
+        start, end = int(m[1]), int(m[2])
+        if f.free(*m.span(1)) and 1 <= start < end <= 12:
+            hour = start % 12 + (12 if m[3].lower() == "p" else 0)
+            f.add(Value(m[1], "time", f"{hour:02d}:00", None, *m.span(1)))
     for m in _CLOCK.finditer(t):
         if not f.free(*m.span()):
             continue

@@ -158,7 +158,8 @@ _AND = re.compile(r"\s+and\s+")
 
 _UPPER_BEFORE = re.compile(
     r"(?:\b(?:under|below|less than|fewer than|at most|no more than|not more than|max(?:imum)?"
-    r"|(?<!went )(?<!gone )(?<!rose )(?<!bumped )(?<!jumped )(?<!we're )(?<!were )(?<!now )up to"
+    r"|(?<!went )(?<!gone )(?<!rose )(?<!bumped )(?<!jumped )(?<!we're )(?<!were )(?<!now )"
+    r"(?<!moving )up to"
     r"|within|not exceed(?:ing)?|no higher than|no longer than|lower than|shorter than"
     r"|cap(?:ped)? at|limit(?:ed)? to|less then|tops)"
     r"|<=?|≤|不(?:能|要|得|可以|应)?超过|不(?:能|要)?高于|不到|不足"
@@ -186,7 +187,8 @@ _NEGATED_LOWER = re.compile(
 )
 _NEGATED_UPPER = re.compile(
     r"(?:不(?:能|要|得|可以|应该?|会|准)?(?:超过|高于|大于|多于|长于|超出)"
-    r"|\b(?:not|never|no)\s+(?:[a-z']+\s+){0,2}?(?:above|over|more than|higher than|exceed))\s*$",
+    r"|\b(?:not|never|no|don't|dont|do not|shouldn't|mustn't|can't|cannot|won't)\s+"
+    r"(?:[a-z']+\s+){0,4}?(?:above|over|more than|higher than|longer than|exceed))\s*$",
     re.I,
 )
 _DEADLINE_BEFORE = re.compile(
@@ -263,6 +265,15 @@ _MEMORY_AFTER = re.compile(
 )
 
 
+#: An HTTP status written in the plural ("429s") ends here.
+_STATUS_CODE = re.compile(r"(?<![\d.,])[45]\d\d$")
+#: What a 2k, 4k or 8k names when it is a screen's or a video's resolution.
+_RESOLUTION_AFTER = re.compile(
+    r"\s?(?:的)?\s?(?:屏|显示器|电视|分辨率|视频|monitors?|displays?|screens?|tvs?|video|res\b"
+    r"|resolution|hdr)",
+    re.I,
+)
+_RESOLUTION_BEFORE = re.compile(r"(?:寸|inch|\d\")\s*$", re.I)
 #: People counted by who they are: "it's 6 of us now", "there are only 8 of us".
 _OF_US = re.compile(r"\s+of\s+us\b", re.I)
 
@@ -277,6 +288,8 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
         return None  # "4个H100": a model name, not hours
     if m.group() == "M" and _SIZE_M.match(text, m.end()) and not _ZH_MONEY_WORD.search(text):
         return "MB", "quantity", m.end()  # 镜像300M以内: a size (metres are a lower-case m)
+    if word == "s" and _STATUS_CODE.search(text, 0, pos):
+        return None  # "backoff on 429s", "the 503s": HTTP statuses, not seconds
     if word == "g" and pos < len(text) and text[pos] == " ":
         return None  # "3 g…": a lone g after a space is rarely grams or gigabytes
     if m.group() == "g" and not _MEMORY_AFTER.match(text, m.end()):
@@ -646,6 +659,15 @@ class _Finder:
             ):
                 # "my longest run is 10k", "training for a 5K": a distance, not thousands
                 return Value(t[begin:end], "quantity", value, "km", begin, end)
+            if (
+                m["mult"] in ("k", "K")
+                and m["num"] in ("2", "4", "5", "8")
+                and (
+                    _RESOLUTION_AFTER.match(t, end)
+                    or _RESOLUTION_BEFORE.search(t, max(0, begin - 6), begin)
+                )
+            ):
+                return None  # "4k的屏幕", "27寸 4k", "a 4k monitor": a resolution
             if m["mult"]:
                 mult = m["mult"]
                 value *= _mult_value(mult)
@@ -837,7 +859,8 @@ class _Finder:
             return "lower"
         if _NEGATED_LOWER.search(before):
             return "lower"
-        if _NEGATED_UPPER.search(before):
+        if _NEGATED_UPPER.search(t, max(0, value.start - 40), value.start):
+            # (a wider look back: "never hold a lock longer than 2 seconds")
             return "upper"
         if _UPPER_BEFORE.search(before):
             return "upper"

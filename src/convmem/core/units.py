@@ -30,7 +30,7 @@ _units("month", "duration", "months", "month", "个月")
 _units("year", "duration", "years", "year", "yrs", "年")
 _units("B", "quantity", "bytes", "byte")
 _units("KB", "quantity", "kb")
-_units("MB", "quantity", "mb")
+_units("MB", "quantity", "mb", "兆")
 _units("GB", "quantity", "gb", "g")
 _units("TB", "quantity", "tb")
 _units("KiB", "quantity", "kib", "ki")
@@ -113,6 +113,7 @@ NOT_NOUNS = frozenset(
     actually anyways honestly basically though tho rn asap pls thx
     works worked seems looks sounds feels helps makes breaks fails passes
     stays stands remains holds says said thinks insists claims bc cuz coz cos
+    everybody everyone everything right like
     """.split()
 )
 #: Words that count nothing alone ("115k base", "90k remote") but may say which kind of

@@ -66,6 +66,10 @@ _PASTED_START = re.compile(
             r"|package|#include|func|fn|impl|struct|enum"
             r"|interface|async def|export)\b[^。，]*[:({=;]",
             r"^\s*(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP) [A-Z*]",
+            # a statement in lower-case names: "SELECT oi.* FROM …", "SET timestamp=17…;"
+            r"^\s*(?:SELECT|INSERT INTO|UPDATE|DELETE FROM|SET|WITH|EXPLAIN(?: ANALYZE)?)"
+            r" [^。，]*?(?:\b(?:FROM|WHERE|VALUES|SET|AS)\b|\w=\S|;\s*$)",
+            r"^\s*# (?:Query_time|User@Host|Time|Schema|Thread_id):",  # MySQL's slow log
             r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD) /\S* ",
             r"^\s*\d{3} (?:GET|POST|PUT|DELETE)",
             r"^\s*(?:✓|✗|✔|✘|×|√|PASS|FAIL)\s+\S",
