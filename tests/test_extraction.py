@@ -1265,6 +1265,45 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ],
             ("retracted", 2, 1),
         ),
+        # a requirement named by another form of its word, a cap by its value, a plan by
+        # "dropped the idea of", a setting "doesnt matter", 先不管 without 了
+        (
+            [
+                "also cache the vendor API responses for 24h in s3",
+                "ok forget the caching requirement, legal will kill us",
+            ],
+            ("retracted", 2, 1),
+        ),
+        (
+            [
+                "max $450/night",
+                "found one for $510/night. so the 450 cap is out the window i guess",
+            ],
+            ("retracted", 2, 1),
+        ),
+        (
+            [
+                "thinking of adding 4oz minis at $12",
+                "we dropped the idea of doing the 4oz minis, not worth it",
+            ],
+            ("retracted", 2, 1),
+        ),
+        (
+            [
+                "must be dog friendly",
+                "dogs are staying w a sitter now so dog friendly doesnt matter",
+            ],
+            ("retracted", 2, 1),
+        ),
+        (
+            ["熊猫基地一定要去", "算了熊猫基地先不管 听说五一人太多了 到时候再说"],
+            ("retracted", 2, 1),
+        ),
+        # "scratch that on the X" puts X right, it withdraws nothing
+        (
+            ["Refresh tokens expire after 7 days.", "scratch that on the refresh, make it 30 days"],
+            ("superseded", 2, 1),
+        ),
         # a plan told (the plan is to…, we're gonna…), then dropped, shelved or off
         (
             [
@@ -1313,6 +1352,8 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
     [
         # a change that names nothing of the fact said before it
         ["两个配置文件我对比过是一样的", "改成 staging 吧"],
+        # "no more than" is a limit, not "no more running"
+        ["keep it under 5 people", "no more than 5 people, ok?"],
         # another person agreeing, or speaking of something else
         ["We're eating at the Thai place on Friday.", "my wife says Friday is fine"],
         ["I booked the dentist for Tuesday", "my sister says her new job is too stressful"],

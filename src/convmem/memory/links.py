@@ -563,6 +563,16 @@ _THING = re.compile(r"那个|这个|那条|这条|的事|事情|\b(?:thing|stuff
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_]*")
 
 
+_ENDING = re.compile(r"(?:ing|ed|es|e|s)$")
+_LIMIT_WORDS = frozenset("cap limit max maximum min minimum budget floor ceiling".split())
+
+
+def _root(word: str) -> str:
+    """A word without its ending ("caching" and "cache" are "cach")."""
+    root = _ENDING.sub("", word)
+    return root if len(root) >= 3 else word
+
+
 def _names(item: MemoryItem, target: str, clause: str) -> bool:
     """Does the withdrawal's ``target`` name ``item``: its subject, a long word of it,
     every word of a short one ("the 10k cap": "cap it at 10k rows"), or a Chinese word
@@ -577,6 +587,15 @@ def _names(item: MemoryItem, target: str, clause: str) -> bool:
         return True  # "key rotation": "we rotate the api keys"
     bare = _TARGET_FRAME.sub(" ", target.lower())
     words = set(_TOKEN.findall(bare))
+    numbers = {w for w in words if w.isdigit()}
+    limits = words - numbers
+    if numbers and limits and limits <= _LIMIT_WORDS and numbers <= set(_TOKEN.findall(content)):
+        # "the 450 cap is out the window": "max $450/night" ("scratch the 1,800, my
+        # dietitian bumped me to 2,000": the old value of a correction)
+        return True
+    roots = {_root(w) for w in words if len(w) >= 5 and w.isalpha()}
+    if roots & {_root(w) for w in _TOKEN.findall(content)}:
+        return True  # "the caching requirement": "cache the vendor API responses"
     # a bare value names what holds it when called a thing ("80那个", "the 10k thing");
     # "scratch the 1,800, make it 2,000" is the old value of a correction
     named = any(w.isalpha() for w in words) or _THING.search(clause)

@@ -328,6 +328,13 @@ _RETRACT_SOURCE = (
     r"(?:dropping|scrapping|scratching) (?:the )?(?P<a2>[\w\s'-]{2,40}?)"
     r"(?: thing| part| requirement| idea| rule| bit| plan)\b"
     r"|forget (?:about )?(?:what i said about )?(?:the )?(?P<h>[\w\s'-]{2,40})"
+    # "we dropped the idea of doing the 4oz minis", "gave up on the pool"
+    r"|\b(?:i|we)\s+(?:(?:dropped|scrapped|ditched|abandoned) the idea of|gave up on)"
+    r" (?:doing |having |getting |adding |making )?(?:the |a |an )?(?P<di>[\w\s'-]{2,30}?)"
+    r"(?=\s*(?:[,.!;]|$))"
+    # "no more running for now" (not "no more than 5")
+    r"|\bno more (?!than\b|of\b)(?P<nm>[\w'-]{3,20}(?: [\w'-]{3,20})?)"
+    r"(?=\s+for now\b|\s*(?:[,.!;]|$))"
     r"|(?:never ?mind|nvm) (?:about |on )?(?:the )?(?P<i>[\w\s'-]{2,30})"
     r"|(?:ignore|disregard) what i said about (?:the )?(?P<w>[\w\s'-]{2,40}?)(?=\s*(?:[,.!;]|$))"
     r"|(?:ignore|disregard) (?:what i said about |the )?(?P<b>[\w\s-]{2,40}?)"
@@ -335,7 +342,7 @@ _RETRACT_SOURCE = (
     # a plan called off: "lake house is off", "the dinner is cancelled"
     r"|^\W*(?:(?:ok|so|actually|also|oh|and|but|nah|welp)[\s,]+)*(?:the )?"
     r"(?P<p>(?:[\w'-]+\s){0,3}?[\w'-]+)"
-    r"(?: (?:is|are|'s) (?:gone|dead|scrapped)"  # (not "he's gone": the contraction is a person)
+    r"(?: (?:is|are|'s) (?:gone|dead|scrapped|out the window)"  # (not "he's gone": a person)
     r"|(?: is| are|\s?'s) (?:" + _CALLED_OFF + r"|cancell?ed|called off|shelved)"
     r"| got (?:cancell?ed|shelved))(?! to\b)"
     # "cancel that dentist appt, we're switching practices"
@@ -349,7 +356,7 @@ _RETRACT_SOURCE = (
     r" (?:that |the |my |our )(?P<x>[\w\s'-]{2,30}?)"
     r"(?=\s*(?:[,.!;]|$|\b(?:entirely|completely|altogether|yesterday|today|because|since)\b))"
     r"|(?:the )?(?P<c>[\w\s.-]{2,30}?)(?: thing| requirement| rule| part)?"
-    r"(?: (?:doesn't|does not|no longer) matters?(?: anymore)?"
+    r"(?: (?:doesn't|doesnt|does not|no longer) matters?(?: anymore)?"
     # "the Go 1.21 thing no longer applies" (not "doesn't apply to sale items": a scope)
     r"| (?:no longer appl(?:y|ies)|(?:doesn't|does not) apply any ?more)(?=\s*(?:[,.!;]|$)))"
     r"|(?:the )?(?P<j>[\w\s-]{2,30}?) (?:is|are) no longer (?:a requirement|needed|required"
@@ -362,7 +369,8 @@ _RETRACT_SOURCE = (
     r"|^\W*(?:(?:ok|so|actually|also|oh)[\s,]+)*(?:we|i) (?:don't|do not|no longer) need"
     r" (?:the|that|this) (?!to\b)(?P<n>[\w\s-]{2,30}?)(?: limit| rule| requirement| thing)?"
     r" (?:anymore|any more)(?=[\s.!]*$)"
-    r"|scratch (?:the )?(?P<l>[\w\s'-]{2,30})"
+    # (not "scratch that on the refresh, make it 30 days": a correction of the refresh)
+    r"|scratch (?!that\b)(?:the )?(?P<l>[\w\s'-]{2,30})"
     # the thing first: "also the no fish thing, ignore that"
     r"|(?:^\W*(?:(?:ok|so|actually|also|oh|and|but)[\s,]+)*(?:the\s+)?|\bthe\s+)"
     r"(?P<o>[\w\s'-]{2,30}?) (?:thing|requirement|idea|rule),?"
@@ -376,7 +384,7 @@ _RETRACT_SOURCE = (
     r"|(?<![A-Za-z0-9_.-])"
     r"(?P<f>(?:[A-Za-z0-9][A-Za-z0-9_.-]*+\s?){1,3}?|[\u3400-\u9fffA-Za-z0-9 ]{1,16}?)(?:那个|这个"
     r"|的事|那事|的要求|那条|那章|那部分)?(?:计划|安排|想法|打算)?(?:先|就|也)?\s?(?:不用管了|不用?考虑了|不需要了"
-    r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不[做搞去买订办上装报约租加]了"
+    r"|不要了|不用了|不管了|先不管(?=[\s，,。]|$)|就算了|取消了?|可以不管|先放一放|不[做搞去买订办上装报约租加]了"
     r"|不用[去做搞买订办上来加装改]了|当我没说过?|(?:drop|cancel|砍|取消)\s?掉)"
     # "电梯那条就不卡了": after what it names, anything no longer done
     # ("孩子的事不少了", "时间那个不早了" say how things are; 砍了 and 吹了 after what
@@ -407,6 +415,7 @@ _RETRACT_SOURCE = (
 #: Words one of which every retraction above holds: the costly search runs only then.
 _RETRACT_WORDS = re.compile(
     r"forget|scratch|scrap|drop|skip|never|nvm|ignore|disregard|matter|appl|no need|no longer"
+    r"|no more|gave up|abandoned|ditched|out the window"
     r"|need [^.!?\n]{0,60}any ?more|\b(?:off|cancell?ed|cancel|gone|dead|scrapped|shelved)\b"
     r"|不用|不需要|不要了|不管了|就算了|取消|可以不管|先放一放|不做了|不搞了|别管|先不|先别"
     r"|删掉|去掉|作废|忘掉|不算|不[\u4e00-\u9fff]了|不用[去做搞买订办上来加装改]了|[瞎乱]说的"
