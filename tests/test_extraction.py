@@ -1039,6 +1039,9 @@ def test_a_plan_moved_or_a_value_reached_is_no_setting(message: str) -> None:
         ("Three options: (1) cache the pnpm store, (2) split lint and tests into parallel"
          " jobs, (3) add a remote cache.", "do 1 and 2.", [("decision", "do 1 and 2.")]),
         ("日志按天滚动还是按大小滚动？", "按天", [("decision", "按天")]),
+        # an option's number taken in so many words
+        ("Three ways: 1. retry with backoff 2. queue the writes 3. drop them. Which one?",
+         "2 sounds good", [("decision", "2 sounds good")]),
         # asking back, weighing an option, or a task that only shares a word: no choice made
         ("Should I use Redis or Memcached here?", "what's the difference?", []),
         ("状态管理用 riverpod 还是 bloc？", "bloc 样板代码太多了", []),
@@ -1298,6 +1301,11 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (
             ["熊猫基地一定要去", "算了熊猫基地先不管 听说五一人太多了 到时候再说"],
             ("retracted", 2, 1),
+        ),
+        # a version of what the word before it names, when no known tool is named
+        (
+            ["We're on Go 1.21.", "we're moving to go 1.22 next week, use that"],
+            ("superseded", 2, 1),
         ),
         # "scratch that on the X" puts X right, it withdraws nothing
         (

@@ -418,6 +418,13 @@ _JUDGES = re.compile(
     r"|errors?|crash\w*|works|worked|though|tho|idk|expensive|or)\b",
     re.I,
 )
+#: An option's number and a word that takes it: "2 sounds good", "#3 works for me".
+_NUMBER_APPROVED = re.compile(
+    r"^\W*(?:(?:ok|okay|yeah|yes|so|then)[\s,]+)?(?:#|no\.?\s?|option\s*)?[1-9]\s+"
+    r"(?:sounds (?:good|great|right|fine)|works(?: for me)?|is (?:good|fine|better|the one)"
+    r"|it is|looks (?:good|right)|pls|please|for sure)\W*$",
+    re.I,
+)
 _PARTS = re.compile(r"[_./+-]")
 _PICK_WORDS = 6  # an answer that picks is short: "merge", "github hosted", "the first one"
 
@@ -425,6 +432,8 @@ _PICK_WORDS = 6  # an answer that picks is short: "merge", "github hosted", "the
 def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
     """A short answer that picks one of the options the assistant's question put: "merge"
     after "should it be merge or delete+insert?", "the second one then" after a list."""
+    if _NUMBER_APPROVED.match(body):
+        return True  # "2 sounds good", "#3 works", "option 1 it is" after a numbered list
     if act.kind not in (None, "fact") or _NOT_A_PICK.intersection(act.features):
         return False
     cjk = len(_CJK.findall(body))

@@ -138,6 +138,22 @@ def _has_version(numbers: Sequence[dict[str, object]]) -> bool:
     return any(n.get("type") == "version" for n in numbers)
 
 
+def _versioned(content: str, numbers: Sequence[dict[str, object]]) -> set[str]:
+    """The words just before each version ("go 1.22", "node 18", "python3.11"): what
+    it is a version of, when no known tool is named."""
+    out = set()
+    for n in numbers:
+        raw = str(n.get("raw"))
+        if n.get("type") == "version" and raw in content:
+            before = _WORD_BEFORE.search(content, 0, content.index(raw))
+            if before:
+                out.add(before[1].lower())
+    return out
+
+
+_WORD_BEFORE = re.compile(r"([A-Za-z][\w.+-]*)\s*v?$")
+
+
 def _types(numbers: Sequence[dict[str, object]]) -> set[str]:
     """The kinds of measure the numbers are. A count ("quantity") is a measure only with
     its unit (4.5 分 and 9000 tokens are two things), which ``_units`` compares; a day of
@@ -809,7 +825,12 @@ def relate(
         )
         # "服务器上装的是mysql 8.0" against "数据库用mysql 5.7": the same tool's version
         same_unit = same_unit or bool(
-            names & item_names and _has_version(cand.numbers) and _has_version(item.numbers)
+            (
+                names & item_names
+                or _versioned(cand.content, cand.numbers) & _versioned(item.content, item.numbers)
+            )
+            and _has_version(cand.numbers)
+            and _has_version(item.numbers)
         )
         if same_unit:
             score += 3
