@@ -1342,6 +1342,23 @@ def test_links_in_the_words_people_use(
     assert _links(tmp_path, said) == {link}
 
 
+def test_a_bare_correction_puts_right_the_value_the_assistant_just_named(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    said = [
+        ("user/message", "I want the express request timeout set to 45 seconds. nginx in front"
+         " has proxy_read_timeout 60s."),
+        ("assistant/message", "Heads up: a 45s server timeout will cut acme's export off."),
+        ("user/message", "make it 90s"),
+    ]  # fmt: skip
+    rt.on_events(
+        Event("r", n, kind, text, source_kind="model" if kind.startswith("a") else None)
+        for n, (kind, text) in enumerate(said, 1)
+    )
+    status = {i.content: i.status for i in rt.store.items("r", ("active", "superseded"))}
+    assert status["I want the express request timeout set to 45 seconds."] == "superseded"
+    assert status["nginx in front has proxy_read_timeout 60s."] == "active"
+
+
 def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path) -> None:
     rt = runtime(tmp_path)
     said = [

@@ -166,6 +166,21 @@ _OFFERS = re.compile(
 )
 
 
+#: How much of the assistant's message before a correction it may answer (see
+#: ``links``: "make it 90s" after "a 45s server timeout will cut the export off").
+_REPLY_TAIL = 600
+
+
+def _question_in(text: str) -> str:
+    """The end of an assistant's message when it ends by asking something or lays out
+    numbered options (empty otherwise)."""
+    tail = text[-600:]
+    if _NUMBERED_OPTIONS.search(tail) and _OFFERS.search(text):
+        return tail  # "two ways: 1) Astoria … 2) Jersey City …": the choice is put
+    tail = text[-300:]
+    return tail if "?" in tail or "？" in tail else ""
+
+
 class Extractor:
     """Brings one session's derived memory up to date with its events."""
 
@@ -283,7 +298,8 @@ class Extractor:
         else:
             return
         made: list[MemoryItem] = []
-        asked = self._question_before(event) if from_user else ""
+        replied_to = self._assistant_before(event) if from_user else ""
+        asked = _question_in(replied_to)
         said = event.text
         if event.truncated and event.store == "archive":
             # what the person says after a long paste is past the stored copy's cap: its
@@ -293,6 +309,8 @@ class Extractor:
             said = whole if len(whole) <= 2 * len(said) else f"{said}\n{whole[-len(said) :]}"
         text = user_words(said) if from_user else said
         for cand in candidates(text, from_user, bool(asked), offered=asked):
+            if replied_to:
+                cand.extra["replied_to"] = replied_to[-_REPLY_TAIL:]
             item = self._store_candidate(event, cand, from_user, report, made)
             if item is not None:
                 made.append(item)
@@ -301,9 +319,9 @@ class Extractor:
 
             self._patch_task_state(event, [s.text for s in sentences(text)])
 
-    def _question_before(self, event: StoredEvent) -> str:
-        """The end of the assistant's message just before this one when it ends by asking
-        something or lays out numbered options (empty otherwise)."""
+    def _assistant_before(self, event: StoredEvent) -> str:
+        """The assistant's message just before this one, if the person's last word was not
+        in between (empty otherwise)."""
         before = self.store.events(
             event.session_id,
             after=max(-1, event.seq - 6),
@@ -314,12 +332,7 @@ class Extractor:
         )
         if not before or before[0].type != "assistant/message":
             return ""
-        text = before[0].text
-        tail = text[-600:]
-        if _NUMBERED_OPTIONS.search(tail) and _OFFERS.search(text):
-            return tail  # "two ways: 1) Astoria … 2) Jersey City …": the choice is put
-        tail = text[-300:]
-        return tail if "?" in tail or "？" in tail else ""
+        return before[0].text
 
     def _store_candidate(
         self,

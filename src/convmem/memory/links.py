@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from convmem.core.dates import WEEKDAYS
+from convmem.core.numbers import find_numbers
 from convmem.memory import subjects
 from convmem.memory.act_cues import SETTLED_CHOICE, SHARE_OF_COST
 from convmem.memory.candidates import Candidate
@@ -464,6 +465,20 @@ def _said_before(pool: Sequence[MemoryItem], here: set[str]) -> list[MemoryItem]
     return [i for i in pool if not (i.id in here and i.numbers and _values(i.numbers) <= earlier)]
 
 
+def _named_in_reply(cand: Candidate, items: Sequence[MemoryItem]) -> MemoryItem | None:
+    """Of ``items``, the newest whose value the assistant's message just before a bare
+    correction names, value and unit ("make it 90s" after "a 45s server timeout will
+    cut the export off"); None when the correction names a subject or an old value of
+    its own, or the message names none of the items' values or more than one."""
+    reply = str(cand.extra.get("replied_to", ""))
+    if not reply or len(items) < 2 or cand.topic or cand.reading.rejected:
+        return None
+    said = {(v.value, v.unit) for v in find_numbers(reply)}
+    named = [i for i in items if any((n.get("value"), n.get("unit")) in said for n in i.numbers)]
+    values = {v for i in named for v in _values(i.numbers)}
+    return named[-1] if named and len(values) == 1 else None
+
+
 def _latest_value(
     cand: Candidate, pool: Sequence[MemoryItem], change_only: bool = False
 ) -> tuple[MemoryItem, str] | None:
@@ -491,6 +506,12 @@ def _latest_value(
             )
         ]
         if same:
+            # of several, the one the assistant's message just before names by its value
+            # ("make it 90s" after "a 45s server timeout will cut the export off", not
+            # nginx's 60s said after the 45 s)
+            replied = _named_in_reply(cand, same)
+            if replied is not None:
+                return replied, "a correction of the value the assistant's reply named"
             return same[-1], "a correction of the latest value in that unit"
     if cand.topic:
         return None
@@ -886,6 +907,12 @@ def relate(
             or not (cand.topic and t[2].topic and _overlap(cand.topic, t[2].topic) == 0)
         ]
         if scored and scored[0][0] >= 3:
+            # the assistant's message just before names which of them ("make it 90s"
+            # after "a 45s server timeout will cut the export off")
+            eligible = sorted((t for t in scored if t[0] >= 3), key=lambda t: t[1])
+            replied = _named_in_reply(cand, [t[2] for t in eligible])
+            if replied is not None:
+                return Link("supersedes", replied, "a correction of the value the reply named")
             return Link("supersedes", scored[0][2], "a correction of the same subject")
         if reading.scratch:
             return Link("supersedes", pool[-1], "scratch that: the item just before")
