@@ -593,6 +593,13 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("500 everybody", [("500", "number", 500, None, None, None)]),
     ("page size is 50 right now", [("50", "number", 50, None, None, None)]),
     ("backoff on 429s", []),
+    ("set the job timeout to 500s", [("500s", "duration", 500, None, "s", None)]),
+    ("memory limit is 2g per container", [("2g", "quantity", 2, None, "GB", "upper")]),
+    ("他赚了三兆日元", []),
+    (
+        "office hours are 10-12pm",
+        [("10", "number", 10, None, None, None), ("12pm", "time", "12:00", None, None, None)],
+    ),
     ("timeout 300s", [("300s", "duration", 300, None, "s", None)]),
     ("要4k的屏幕", []),
     (

@@ -234,3 +234,8 @@ def test_a_turn_that_only_thanks_or_hums_is_not_lifted_beside_a_hit(tmp_path: Pa
         assert answer in ranked and chatter not in ranked, (asked, ranked)
     ranked = [e.seq for e, _ in r.rank_events("s", r.signals("nightly export time"), 10)]
     assert 4 not in ranked
+    # 嗯 is a yes
+    rt.on_events([Event("s", 9, "user/message", "can the export skip weekends?"),
+                  Event("s", 10, "user/message", "嗯")])  # fmt: skip
+    ranked = [e.seq for e, _ in r.rank_events("s", r.signals("export on weekends"), 10)]
+    assert 10 in ranked

@@ -160,9 +160,15 @@ def test_clause_level_pieces() -> None:
         "must be gluten free",
         "no more than 20 bucks per person",
     ]
-    assert _clauses("a hotel near the beach for 3 nights, must have parking") == [
-        "a hotel near the beach for 3 nights",
+    assert _clauses("looking for a hotel near the beach for 3 nights, must have parking") == [
+        "looking for a hotel near the beach for 3 nights",
         "must have parking",
+    ]
+    assert _clauses("a 3 bedroom near the school, must have a yard") == [
+        "a 3 bedroom near the school, must have a yard"
+    ]
+    assert _clauses("if it's a weekday and under $100 a night, just book it") == [
+        "if it's a weekday and under $100 a night, just book it"
     ]
     assert _clauses("anything between 50 and under 80 is fine") == [
         "anything between 50 and under 80 is fine"

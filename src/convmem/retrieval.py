@@ -109,11 +109,11 @@ Key = tuple[int, int]
 
 
 #: A turn that only thanks, laughs, hums or greets. Lifted beside a hit it would spend
-#: the budget on nothing, so it is not lifted (a "yes", "ok" or "sounds good" is: after
-#: a question or a proposal it is the answer).
+#: the budget on nothing, so it is not lifted (a "yes", "ok", "sounds good", "no worries"
+#: or 嗯 is: after a question or a proposal it is the answer).
 _CHATTER = re.compile(
-    r"^(?:[\W_]*(?:thanks?(?: you)?|thx|ty|cheers|hm+|um+|uh+|oh+|ah+|lol|lmao|ha(?:ha)+|he(?:he)+"
-    r"|wow|np|no worries|hi|hello|hey|bye|谢谢|多谢|哈哈+|嗯+|哦+|噢|呵呵))+[\W_]*$",
+    r"^(?:[\W_]*(?:thanks?(?: you)?|thx|ty|cheers|hm+|um+|uh+|lol|lmao|ha(?:ha)+|he(?:he)+"
+    r"|wow|hi|hello|hey|bye|谢谢|多谢|哈哈+|呵呵))+[\W_]*$",
     re.IGNORECASE,
 )
 

@@ -367,7 +367,7 @@ def find_times(f: _Finds) -> None:
     for m in _CLOCK_SPAN.finditer(t):
         # "2-5pm": the start of the span is in the same half of the day as its end
         start, end = int(m[1]), int(m[2])
-        if f.free(*m.span(1)) and 1 <= start < end <= 12:
+        if f.free(*m.span(1)) and 1 <= start < end < 12:  # (not "10-12pm": 10 in the morning)
             hour = start % 12 + (12 if m[3].lower() == "p" else 0)
             f.add(Value(m[1], "time", f"{hour:02d}:00", None, *m.span(1)))
     for m in _CLOCK.finditer(t):

@@ -258,19 +258,24 @@ _EN_WORD_COUNT = re.compile(
 _NOT_SQUARE_METRES = tuple("时常均台安静稳价衡板躺")
 
 
-#: What a size in gigabytes is of, after a lower-case g ("16g ram", "8g内存").
-_MEMORY_AFTER = re.compile(
-    r"\s?(?:of\s+)?(?:ram|memory|mem|vram|heap|swap|disk|ssd|hdd|storage|space|data|内存|显存|硬盘|存储|空间|流量)",
+#: What makes a lower-case g grams, near the number: food and the body ("160g protein",
+#: "500g flour"); elsewhere it is gigabytes ("jvm heap 6g", "16g ram").
+_GRAMS_NEAR = re.compile(
+    r"protein|carb|fat\b|fibre|fiber|sugar|salt|sodium|flour|butter|rice|pasta|oat|cheese"
+    r"|chocolate|coffee|bean|meat|chicken|beef|fish|serving|portion|calorie|\bcal\b|kcal"
+    r"|dose|powder|creatine|weigh|diet|\beat|food|snack|蛋白|糖|盐|面粉|米饭",
     re.I,
 )
-
-
-#: An HTTP status written in the plural ("429s") ends here.
-_STATUS_CODE = re.compile(r"(?<![\d.,])[45]\d\d$")
-#: What a 2k, 4k or 8k names when it is a screen's or a video's resolution.
+#: An HTTP status written in the plural ("retry on 429s", "the 503s"), after the words
+#: that name statuses (not "set the timeout to 500s", "make it 450s").
+_STATUS_CODE = re.compile(
+    r"\b(?:on|the|those|these|any|all|some|more|many|few|of|getting|got|seeing|see|retry"
+    r"|retrying|handle|handling|with|no|by)\s+[45]\d\d$",
+    re.I,
+)
+#: What a 2k, 4k or 8k names when it is a screen's resolution ("4k的屏幕", "a 4k monitor").
 _RESOLUTION_AFTER = re.compile(
-    r"\s?(?:的)?\s?(?:屏|显示器|电视|分辨率|视频|monitors?|displays?|screens?|tvs?|video|res\b"
-    r"|resolution|hdr)",
+    r"的?(?:屏|显示器|电视|分辨率)|\s?(?:monitors?|displays?|screens?|tvs?|resolution|hdr)\b",
     re.I,
 )
 _RESOLUTION_BEFORE = re.compile(r"(?:寸|inch|\d\")\s*$", re.I)
@@ -292,8 +297,12 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
         return None  # "backoff on 429s", "the 503s": HTTP statuses, not seconds
     if word == "g" and pos < len(text) and text[pos] == " ":
         return None  # "3 g…": a lone g after a space is rarely grams or gigabytes
-    if m.group() == "g" and not _MEMORY_AFTER.match(text, m.end()):
-        return "g", "quantity", m.end()  # "160g protein": grams ("16g ram", "8G": gigabytes)
+    if m.group() == "g" and _GRAMS_NEAR.search(text, max(0, pos - 30), m.end() + 30):
+        return "g", "quantity", m.end()  # "160g protein": grams ("16g ram": gigabytes)
+    if word == "兆" and (
+        not text[pos - 1 : pos].isdigit() or text[m.end() : m.end() + 1] in "瓦赫元日美"
+    ):
+        return None  # 300兆: megabytes; 三兆日元 and 一兆瓦 are not
     known = UNIT_TABLE.get(word) or UNIT_TABLE.get(m.group().strip())
     if known is None:  # "5ſ": case folding matched a letter the table does not spell
         known = UNIT_TABLE.get(unicodedata.normalize("NFKC", word).lower())

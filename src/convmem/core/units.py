@@ -113,7 +113,7 @@ NOT_NOUNS = frozenset(
     actually anyways honestly basically though tho rn asap pls thx
     works worked seems looks sounds feels helps makes breaks fails passes
     stays stands remains holds says said thinks insists claims bc cuz coz cos
-    everybody everyone everything right like
+    everybody everyone everything right like here there
     """.split()
 )
 #: Words that count nothing alone ("115k base", "90k remote") but may say which kind of

@@ -67,6 +67,8 @@ _PAST_LIMIT = re.compile(r"\b(?:was|were|used to be)\b|原来", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|don't|dont|can't|won't|isn't|nothing)\b")
 _ZH_NEGATION = re.compile(r"[不别没勿]")
 _WORDS = re.compile(r"\w+")
+#: A clause about the pasted thing itself ("this should…", "it will…").
+_ABOUT_IT = re.compile(r"(?:this|that|it)(?:'s|'ll|\s+(?:is|should|will|would|might|may))\b", re.I)
 
 
 def _unbound(lower: str) -> str:
@@ -444,6 +446,7 @@ def guide_rule(
             and "act:modal" in names
             and values
             and "act:hypothetical" not in names
+            and not _ABOUT_IT.match(text)  # "This should only take 2 seconds.": a guess
         ):
             # what is said beside a paste is mostly about it, but a rule with a value
             # is a rule wherever it stands ("The redis call should time out after 200ms."

@@ -627,6 +627,7 @@ def candidates(
             heard is not None
             and not cand.reading.hearsay
             and not heard.content.endswith((".", "!", "?", "。", "！", "？"))
+            and not cand.numbers  # ("… looks great and the budget is now $35k": the person's)
             and _GOES_ON.fullmatch(text, heard.end, cand.start)
             and not _OWN_SUBJECT.match(cand.content)
         ):
@@ -650,14 +651,19 @@ def candidates(
 
 #: The person's own disbelief in what someone else claims: "i dont buy it", 我明明.
 _PUSHBACK = re.compile(
-    r"\bi (?:really )?(?:don['’]?t|do not) (?:buy|believe)\b|\b(?:that['’]?s|that is|it['’]?s) not"
+    r"\bi (?:really )?(?:don['’]?t|do not) (?:buy|believe)"
+    r" (?:it|that|this|him|her|them|a word|any)\b"
+    r"|\bwhich i (?:really )?(?:don['’]?t|do not) (?:buy|believe)\b"
+    r"|\b(?:that['’]?s|that is|it['’]?s) not"
     r" (?:true|right|what)|\b(?:pretty|fairly) sure (?:it['’]?s|it was|its|that)\b"
     r"|\bi (?:really |kinda |kind of )?doubt\b|\bi haven['’]?t seen (?:that|it|this|the|any)\b"
     r"|\bbs\b|\bnonsense\b|\bi(?:'m| am) not convinced\b|\b(?:i count|i counted|by my count)\b"
-    r"|\b(?:no way|absolutely not|not happening|yeah right)\b"
-    r"|\b(?:that['’]?s|thats|it['’]?s|its) (?:way |much |far )?too (?:low|high|much|little"
-    r"|many|few|early|late|long|short|expensive|cheap)\b"
-    r"|不信|不太信|有点怀疑|我怀疑|明明|我记得(?:就)?是|印象里(?:就)?是|懒得理|胡说|瞎说|没看到|不靠谱",
+    # (not "no way around it", "no way we can afford more": agreeing)
+    r"|\bno way\b(?!\s+(?:around|we|i|to|out|of|you)\b)|\b(?:absolutely not|not happening"
+    r"|yeah right)\b"
+    r"|\b(?:that['’]?s|thats) (?:way |much |far )?too (?:low|high|much|little|many|few)\b"
+    r"|不信|不太信(?=$|[\s，,。！!]|他|她)|有点怀疑|我怀疑|明明|我记得(?:就)?是|印象里(?:就)?是"
+    r"|懒得理|胡说|瞎说|没看到(?:邮件|通知|消息|文件|那个|这个)",
     re.I,
 )
 #: What joins two clauses of one person's report: "… is overblown and a little … is fine"

@@ -221,8 +221,12 @@ def _apart(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]) -> bo
     return bool(xs and ys) and all(max(x, y) > APART * min(x, y) for x in xs for y in ys)
 
 
-#: Words that make a value a limit of its own: "硬装预算只有12万", "the cap is 40".
-_LIMIT_NAMED = re.compile(r"预算|上限|封顶|\b(?:budget|cap|limit|max|maximum|minimum)\b", re.I)
+#: Words that make a value a limit of its own, or a say in what the limit should be:
+#: "硬装预算只有12万", "the cap is 40", "1 hour a day is plenty".
+_LIMIT_NAMED = re.compile(
+    r"预算|上限|封顶|够了|足够|\b(?:budget|cap|limit|max|maximum|minimum|enough|plenty|should|too)\b",
+    re.I,
+)
 
 
 def _within(cand: Candidate, item: MemoryItem) -> bool:
@@ -607,7 +611,7 @@ _LIMIT_WORDS = frozenset("cap limit max maximum min minimum budget floor ceiling
 def _root(word: str) -> str:
     """A word without its ending ("caching" and "cache" are "cach")."""
     root = _ENDING.sub("", word)
-    return root if len(root) >= 3 else word
+    return root if len(root) >= 4 else word  # ("notes" is no "not")
 
 
 def _names(item: MemoryItem, target: str, clause: str) -> bool:
@@ -630,8 +634,8 @@ def _names(item: MemoryItem, target: str, clause: str) -> bool:
         # "the 450 cap is out the window": "max $450/night" ("scratch the 1,800, my
         # dietitian bumped me to 2,000": the old value of a correction)
         return True
-    roots = {_root(w) for w in words if len(w) >= 5 and w.isalpha()}
-    if roots & {_root(w) for w in _TOKEN.findall(content)}:
+    roots = {_root(w) for w in words if w.isalpha() and w not in subjects.STOP}
+    if roots and roots <= {_root(w) for w in _TOKEN.findall(content)}:
         return True  # "the caching requirement": "cache the vendor API responses"
     # a bare value names what holds it when called a thing ("80那个", "the 10k thing");
     # "scratch the 1,800, make it 2,000" is the old value of a correction

@@ -642,7 +642,7 @@ _OPENER = re.compile(
     r"|其实(?=[\u4e00-\u9fff])"
     r"|" + _NO + "|" + _NOT_BEFORE + r"|(?:update|edit|note|important)(?:" + _PUNCT + "|$)"
     # "update we're down to 4 ppl": news, not a request to update something
-    r"|update\s+(?=(?:we|we're|were|i|i'm|im|it's|its|they|they're|my|our|so)\b))+",
+    r"|update\s+(?=(?:we're|were|i'm|im|it's|its|they're)\b))+",
     re.I,
 )
 _CORRECTION_OPENER = re.compile(
@@ -722,9 +722,11 @@ _LIMITS = re.compile(
 #: The words that open and close "between … and …" (a "between" is open until an "and").
 _BETWEEN_AND = re.compile(r"\b(?:between|and)\b", re.I)
 _CLAUSE_JOIN = re.compile(r",\s+|(?<!\s)\s+and\s+(?!then\b)")
-#: A requirement with its subject left out after a comma ("a hotel in austin for 3
-#: nights, needs to be pet friendly"): a clause of its own whatever comes before.
+#: A requirement with its subject left out after a comma, in a search ("looking for a
+#: hotel in austin for 3 nights, needs to be pet friendly"): a clause of its own ("a 3
+#: bedroom near the school, must have a yard" is one requirement).
 _REQUIREMENT_START = re.compile(r"(?:needs? to|has to|have to|must|should)\s+(?:be|have)\b", re.I)
+_SEARCHING = re.compile(r"(?:i'm |im |we're |were )?(?:looking|searching|shopping|hunting)\b", re.I)
 _LEADS_IN = re.compile(
     r"^(?:if|when|once|unless|until|before|after|while|as long as|since)\b", re.I
 )
@@ -766,7 +768,9 @@ def _two_clauses(text: str) -> list[tuple[int, int]]:
             (finite or told)
             and (_FINITE.search(right) or (told and _IMPERATIVE.match(right)))
             and not _LEADS_IN.match(right)
-        ) or (m.group().startswith(",") and _REQUIREMENT_START.match(right)):
+        ) or (
+            m.group().startswith(",") and _SEARCHING.match(text) and _REQUIREMENT_START.match(right)
+        ):
             out.append(m.span())
             start = m.end()
             enough, finite, between = False, False, False
@@ -819,7 +823,9 @@ def _pieces(sentence: Span) -> list[tuple[int, int]]:
         cuts += [
             m.span()
             for m in _AND_BOUND.finditer(text)
-            if len(text[: m.start()].split()) >= 2 and not _BETWEEN_END.search(text, 0, m.start())
+            if len(text[: m.start()].split()) >= 2
+            and not _BETWEEN_END.search(text, 0, m.start())
+            and not _LEADS_IN.match(text)  # "if it's a weekday and under $100, book it"
         ]
     if _CJK.search(text):
         cuts = _zh_commas(text, cuts)

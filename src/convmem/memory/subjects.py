@@ -81,7 +81,8 @@ _NAME = re.compile(
     _I,
 )
 
-_STOP = frozenset(
+#: Words that name no subject (read by links too, for what a withdrawal names).
+STOP = frozenset(
     """a an the my our your their his her its this that these those it we i you they he she me us
     them is are was were be been being am will would shall should must can could may might do
     does did have has had to of in on at for with by from as into about over under below above
@@ -270,9 +271,9 @@ _CHANGE = re.compile(
     r"(?: (?:the |our |my )?[\w-]+(?: [\w-]+)?)?(?: back| up| out)? to\b"
     # a limit that now reaches further: "the budget goes to 2,900", "can go up to $3k"
     r"|\b(?:goes|can go)(?: up)? to (?=[$€£¥]?\d)"
-    # a value gone back, or a count reached: "max rent is back to $2,000", "we're up to 17"
-    r"|\b(?:is|are|'s|goes|went|going|came|comes) back (?:down |up )?to (?=[$€£¥]?\d)"
-    r"|\b(?:we're|we are|were|now|it's|its) (?:down|up) to (?=[$€£¥]?\d)"
+    # a limit gone back: "max rent is back to $2,000" (not "my rent is back to $2,100")
+    r"|\b(?:max|min|cap|limit|budget|ceiling|floor)\b[^,.;!?]{0,30}?"
+    r"\b(?:is|are|'s|goes|went|came|comes) back (?:down |up )?to (?=[$€£¥]?\d)"
     # a value set anew: "make the cap 250k", "make max 12" ("make it 12" corrects); said
     # as an instruction, not asked ("should we make the cap 250k?", "make max 12?")
     r"|^(?:(?:ok|okay|so|then|and|also|just|pls|please)[\s,.]+)*make (?:the |our |my )?"
@@ -283,7 +284,10 @@ _CHANGE = re.compile(
     r"|next \w+|\w+day|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*"
     r"|nov\w*|dec\w*)|from now on|(?:we're|we are|now) at(?= \d)|ended up|in the end)\b"
     r"|(?:最后|最终)(?!一)[\u4e00-\u9fff]{1,2}?(?:了|的是)"
-    r"|(?:可以|能)(?:放宽|加|涨)?到\s*[\d两一二三四五六七八九十](?![^，,。]*[吗?？])"
+    # "预算可以到四千": a limit that reaches further (not "…可以到四千的话", "要是…就好了",
+    # "老公说预算可以到四千")
+    r"|^[^，,。说觉要如]{0,8}?(?:可以|能)(?:放宽|加|涨)?到\s*[\d两一二三四五六七八九十]"
+    r"(?![^，,。]*(?:的话|就好了|吗|[?？]))"
     r"|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到|挪到|推到|推迟到|延到|延后到|延长到|提前到"
     r"|调到|调整到|涨到|降到|改到"
     # a choice or a value gone back to ("日志级别还是用info吧", "lint 超时还是3分钟吧")
@@ -328,13 +332,14 @@ _RETRACT_SOURCE = (
     r"(?:dropping|scrapping|scratching) (?:the )?(?P<a2>[\w\s'-]{2,40}?)"
     r"(?: thing| part| requirement| idea| rule| bit| plan)\b"
     r"|forget (?:about )?(?:what i said about )?(?:the )?(?P<h>[\w\s'-]{2,40})"
+    # a limit or a plan given up: "so the 450 cap is out the window"
+    r"|(?:\b(?:ok|so|and|but|yeah|well|guess|the)\s+)*"
+    r"(?P<ow>(?:[\w'$-]+\s){0,3}?(?:cap|limit|budget|max|minimum|plan|deadline|rule|requirement"
+    r"|idea))\s+(?:is|are|'s)\s+out the window"
     # "we dropped the idea of doing the 4oz minis", "gave up on the pool"
     r"|\b(?:i|we)\s+(?:(?:dropped|scrapped|ditched|abandoned) the idea of|gave up on)"
     r" (?:doing |having |getting |adding |making )?(?:the |a |an )?(?P<di>[\w\s'-]{2,30}?)"
     r"(?=\s*(?:[,.!;]|$))"
-    # "no more running for now" (not "no more than 5")
-    r"|\bno more (?!than\b|of\b)(?P<nm>[\w'-]{3,20}(?: [\w'-]{3,20})?)"
-    r"(?=\s+for now\b|\s*(?:[,.!;]|$))"
     r"|(?:never ?mind|nvm) (?:about |on )?(?:the )?(?P<i>[\w\s'-]{2,30})"
     r"|(?:ignore|disregard) what i said about (?:the )?(?P<w>[\w\s'-]{2,40}?)(?=\s*(?:[,.!;]|$))"
     r"|(?:ignore|disregard) (?:what i said about |the )?(?P<b>[\w\s-]{2,40}?)"
@@ -342,7 +347,7 @@ _RETRACT_SOURCE = (
     # a plan called off: "lake house is off", "the dinner is cancelled"
     r"|^\W*(?:(?:ok|so|actually|also|oh|and|but|nah|welp)[\s,]+)*(?:the )?"
     r"(?P<p>(?:[\w'-]+\s){0,3}?[\w'-]+)"
-    r"(?: (?:is|are|'s) (?:gone|dead|scrapped|out the window)"  # (not "he's gone": a person)
+    r"(?: (?:is|are|'s) (?:gone|dead|scrapped)"  # (not "he's gone": the contraction is a person)
     r"|(?: is| are|\s?'s) (?:" + _CALLED_OFF + r"|cancell?ed|called off|shelved)"
     r"| got (?:cancell?ed|shelved))(?! to\b)"
     # "cancel that dentist appt, we're switching practices"
@@ -384,7 +389,7 @@ _RETRACT_SOURCE = (
     r"|(?<![A-Za-z0-9_.-])"
     r"(?P<f>(?:[A-Za-z0-9][A-Za-z0-9_.-]*+\s?){1,3}?|[\u3400-\u9fffA-Za-z0-9 ]{1,16}?)(?:那个|这个"
     r"|的事|那事|的要求|那条|那章|那部分)?(?:计划|安排|想法|打算)?(?:先|就|也)?\s?(?:不用管了|不用?考虑了|不需要了"
-    r"|不要了|不用了|不管了|先不管(?=[\s，,。]|$)|就算了|取消了?|可以不管|先放一放|不[做搞去买订办上装报约租加]了"
+    r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不[做搞去买订办上装报约租加]了"
     r"|不用[去做搞买订办上来加装改]了|当我没说过?|(?:drop|cancel|砍|取消)\s?掉)"
     # "电梯那条就不卡了": after what it names, anything no longer done
     # ("孩子的事不少了", "时间那个不早了" say how things are; 砍了 and 吹了 after what
@@ -415,7 +420,7 @@ _RETRACT_SOURCE = (
 #: Words one of which every retraction above holds: the costly search runs only then.
 _RETRACT_WORDS = re.compile(
     r"forget|scratch|scrap|drop|skip|never|nvm|ignore|disregard|matter|appl|no need|no longer"
-    r"|no more|gave up|abandoned|ditched|out the window"
+    r"|gave up|abandoned|ditched|out the window"
     r"|need [^.!?\n]{0,60}any ?more|\b(?:off|cancell?ed|cancel|gone|dead|scrapped|shelved)\b"
     r"|不用|不需要|不要了|不管了|就算了|取消|可以不管|先放一放|不做了|不搞了|别管|先不|先别"
     r"|删掉|去掉|作废|忘掉|不算|不[\u4e00-\u9fff]了|不用[去做搞买订办上来加装改]了|[瞎乱]说的"
@@ -460,7 +465,7 @@ def _names_something(target: str) -> bool:
     if _SAID_BEFORE.fullmatch(target.strip()):
         return False
     return bool(_CJK.search(target)) or any(
-        (len(w) >= 3 and w not in _STOP) or any(c.isdigit() for c in w)
+        (len(w) >= 3 and w not in STOP) or any(c.isdigit() for c in w)
         for w in re.findall(r"[\w'-]+", target.lower())
     )
 
@@ -541,7 +546,7 @@ def _content_words(np: str) -> list[str]:
     words = []
     for w in re.findall(r"[\w./+#-]+", _PHRASAL.sub(r"\1\2", np.lower())):
         w = w.strip(".-")
-        if not w or w in _STOP or w.isdigit() or len(w) < 2:
+        if not w or w in STOP or w.isdigit() or len(w) < 2:
             continue
         words.append(_singular(w))
     return words[:4]
@@ -607,7 +612,7 @@ _SETTING_BEFORE_VALUE = re.compile(
 )
 #: A name and its value, nothing between: "ttl 30分钟", "concurrency 4", "maxUnavailable 1".
 _NAMED_VALUE = re.compile(r"^(?P<np>[A-Za-z][\w.-]{1,30})\s*(?=\d)(?!\d+(?:\.\d+)*[a-z]?\s*$)")
-_NOT_A_NAME = _STOP | frozenset(
+_NOT_A_NAME = STOP | frozenset(
     """make set keep use go bump raise give take need want only about around like maybe max
     min under over at to with for in on by is are be was were v version python node""".split()
 )
@@ -620,7 +625,7 @@ def _versioned(text: str) -> str:
         if value.type == "version":
             m = _BEFORE_VERSION.search(text, 0, value.start)
             word = m[1].lower() if m else ""
-            if word and word not in _STOP and word not in _GENERIC:
+            if word and word not in STOP and word not in _GENERIC:
                 return word
     return ""
 
@@ -645,7 +650,7 @@ def _content_words_all(np: str) -> list[str]:
     words = []
     for w in re.findall(r"[a-z][\w.+#-]*", np.lower()):
         w = w.strip(".-")
-        if len(w) < 3 or w in _STOP or w in _GENERIC:
+        if len(w) < 3 or w in STOP or w in _GENERIC:
             continue
         words.append(_singular(w))
     return words
@@ -836,7 +841,7 @@ def read(text: str, opener: str = "") -> Reading:
             old = m.group("old").strip(" ,，.。")
             old = re.sub(r"^(?:the|a|an)\s+", "", old, flags=_I)
             span = english and m.re is _REJECTED_EN[1] and _spans_from(text, m)
-            if old and old.lower() not in _STOP and (not english or _replaced(m, old)) and not span:
+            if old and old.lower() not in STOP and (not english or _replaced(m, old)) and not span:
                 rejected.append(old)
     cue = CueText(whole)
     retract = None
