@@ -302,3 +302,31 @@ def test_small_budgets_get_a_compact_header(tmp_path: Path) -> None:
     assert "p95 latency" in small.text
     full = rt.assemble("en1", [], query="latency target")
     assert "Derived index plus raw evidence" in full.text
+
+
+@pytest.mark.parametrize(
+    ("locale", "marker"), [("en", "⟦32 pasted lines left out⟧"), ("zh", "⟦略去粘贴内容 32 行⟧")]
+)
+def test_a_long_message_is_quoted_with_its_paste_left_out(
+    tmp_path: Path, locale: str, marker: str
+) -> None:
+    # the person's words after a long paste are what matters; the quote used to stop
+    # inside the log
+    log = "\n".join(f"2026-01-01 10:00:{i:02d} ERROR worker[{i}] redis timeout" for i in range(30))
+    said = (
+        "prod is on fire again, here's the worker log:\n\n```\n"
+        + log
+        + "\n```\n\nThe redis call should time out after 200ms, and never retry more than twice."
+    )
+    rt = runtime(tmp_path, assembly__locale=locale)
+    rt.on_events([Event("s", 1, "user/message", said)])
+    text = rt.assemble("s", [], query="which redis timeout?", log=False).text
+    line = next(x for x in text.splitlines() if x.startswith("- [ev seq:1]"))
+    assert line == (
+        f"- [ev seq:1] prod is on fire again, here's the worker log: ⏎ {marker} ⏎ The redis call"
+        " should time out after 200ms, and never retry more than twice."
+    )
+    # a short message is quoted whole, whatever it holds
+    rt.on_events([Event("s", 2, "user/message", "error log:\nERROR x\nkeep redis at 200ms")])
+    text = rt.assemble("s", [], query="keep redis at 200ms", log=False).text
+    assert "ERROR x" in text

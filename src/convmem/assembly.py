@@ -631,9 +631,31 @@ class Assembler:
             # quote faithfully, but never let a replaced or withdrawn value read as current
             word = self.words["stale" if status == "superseded" else "withdrawn"]
             body = body.replace(clause, f"⟦{word} {item_id}⟧")
+        if len(body) > limit:
+            body = self._pasted_left_out(body)
         # one_line only lengthens, so the first limit + 1 characters decide the clip
         text = clip(one_line(body[: limit + 1]), limit)
         return f"- [ev seq:{ev.seq}{who}{when}] {text}"
+
+    def _pasted_left_out(self, body: str) -> str:
+        """A long message with what it pasted (a log, a trace, code) marked as left out:
+        the person's own words after a paste fit in the quote ("…traceback… The redis
+        call should time out after 200ms." kept only the traceback's start)."""
+        from convmem.memory.segment import prose_lines
+
+        prose = prose_lines(body)
+        if not prose:
+            return body
+        out, pos, left_out = [], 0, False
+        for start, end in [*((p.start, p.end) for p in prose), (len(body), len(body))]:
+            gap = body[pos:start]
+            lines = sum(1 for line in gap.splitlines() if line.strip())
+            if lines:
+                out.append(f"⟦{self.words['pasted'].format(n=lines)}⟧")
+                left_out = True
+            out.append(body[start:end])
+            pos = end
+        return "\n".join(part for part in out if part) if left_out else body
 
     def _notice_section(
         self,

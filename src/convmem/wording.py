@@ -74,6 +74,7 @@ WORDS = {
         "dispute_count": "{n} 条记忆有争议，需用户裁定: {ids}",
         "stale": "已被取代，见注意:",
         "withdrawn": "已撤回:",
+        "pasted": "略去粘贴内容 {n} 行",
         "earlier": EARLIER_LABEL["zh"],
         "policy_none": "兼容性策略为 none：无法判断模型当前可见内容，本块可能重复已可见信息。",
     },
@@ -97,6 +98,7 @@ WORDS = {
         "dispute_count": "{n} disputed memory items await the user's decision: {ids}",
         "stale": "superseded, see notices:",
         "withdrawn": "retracted:",
+        "pasted": "{n} pasted lines left out",
         "earlier": EARLIER_LABEL["en"],
         "policy_none": "compatibility policy is none: convmem cannot tell what the model still "
         "sees, so this block may repeat visible messages.",
