@@ -148,3 +148,29 @@ def test_search_finds_the_start_of_a_longer_word_and_low_scored_items(
         assert quoted == (query != "redis"), (query, found)
     # a word shorter than four letters is matched whole, not as a start
     assert cli("search", "pos", "--session", "p", "--json").json()["items"] == []
+
+
+def test_items_say_what_replaced_an_item_and_what_it_stands_against(
+    cli: Cli, tmp_path: Path
+) -> None:
+    said = [
+        "max rent is $2,400/mo",
+        "max rent is back to $2,000/mo",
+        "We need 3 replicas for the failover drill",
+        "Priya thinks we need 5 replicas for the failover drill but I dont buy it",
+    ]
+    events = [ev(n, "user/message", text, "l") for n, text in enumerate(said, 1)]
+    assert cli("ingest", str(write_events(tmp_path / "l.jsonl", events))).code == 0
+    rows = cli(
+        "items", "--session", "l", "--status", "superseded", "--status", "disputed", "--json"
+    )
+    by_text = {r["content"]: r for r in rows.json()}
+    ours, theirs = (
+        by_text[said[2]],
+        by_text["Priya thinks we need 5 replicas for the failover drill"],
+    )
+    assert ours["disputed_with"] == [theirs["id"]] and theirs["disputed_with"] == [ours["id"]]
+    old = by_text[said[0]]
+    table = cli("items", "--session", "l", "--status", "superseded", "--status", "disputed").out
+    assert f"-> {old['superseded_by']}" in table
+    assert f"<> {theirs['id']}" in table and f"<> {ours['id']}" in table

@@ -402,13 +402,46 @@ def items_cmd(
         _need_session(store, session)
     sessions = [session] if session is not None else _need_project(store, project or "")
     found = [item for sid in sessions for item in store.items(sid, statuses)]
+    disputes = {i.id: _disputed_with(store, i.id) for i in found if i.status == "disputed"}
     if as_json:
-        echo_json([i.as_dict() for i in found])
+        rows = [i.as_dict() for i in found]
+        for row in rows:
+            if row["id"] in disputes:
+                row["disputed_with"] = disputes[row["id"]]
+        echo_json(rows)
         return
     echo_table(
-        ["item", "kind", "status", "evidence", "session", "content"],
-        [[i.id, i.kind, i.status, i.evidence_type, i.session_id, i.content[:70]] for i in found],
+        ["item", "kind", "status", "link", "evidence", "session", "content"],
+        [
+            [
+                i.id,
+                i.kind,
+                i.status,
+                _link(i, disputes.get(i.id, [])),
+                i.evidence_type,
+                i.session_id,
+                i.content[:60],
+            ]
+            for i in found
+        ],
     )
+
+
+def _disputed_with(store: Any, item_id: str) -> list[str]:
+    """The items a disputed item stands against, as its lifecycle recorded them."""
+    found = [
+        e["detail"].get("with") for e in store.memory_events(item_id) if e["event"] == "disputed"
+    ]
+    return sorted({w for w in found if isinstance(w, str)})
+
+
+def _link(item: Any, disputed_with: list[str]) -> str:
+    """What an item's status points at: the item that replaced it, or its other sides."""
+    if item.status == "superseded" and item.superseded_by:
+        return f"-> {item.superseded_by}"
+    if disputed_with:
+        return "<> " + ", ".join(disputed_with)
+    return ""
 
 
 def register(group: click.Group) -> None:
