@@ -1298,6 +1298,23 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ],
             ("retracted", 2, 1),
         ),
+        # a small count changed with a verb of change, of what the limit counts; a choice
+        # put right puts right the choice, not the plan said beside it
+        (
+            [
+                "ground rules for today: the retry limit is 3 attempts max",
+                "3 retries is too aggressive for the payment gateway. bump it to 5.",
+            ],
+            ("superseded", 2, 1),
+        ),
+        (
+            [
+                "let's go with the barn, I'll put the deposit down Friday",
+                "the barn fell through, they double-booked that day. we're going with"
+                " Stonecrest Vineyard instead.",
+            ],
+            ("superseded", 2, 1),
+        ),
         # a version of what the word before it names, when no known tool is named
         (
             ["We're on Go 1.21.", "we're moving to go 1.22 next week, use that"],

@@ -194,6 +194,14 @@ def _small_counts(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]
     return small(a) and small(b)
 
 
+def _uncounted(numbers: Sequence[dict[str, object]]) -> list[dict[str, object]]:
+    """Counts of things read as bare counts ("3 attempts" as 3); none if the item holds
+    any other kind of value."""
+    if not numbers or any(n.get("type") != "quantity" for n in numbers):
+        return []
+    return [{**n, "type": "number", "unit": None} for n in numbers]
+
+
 def near(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]) -> bool:
     """Some value of ``a`` is within :data:`NEAR` of some value of ``b``."""
     return any(max(x, y) <= NEAR * min(x, y) for x in _magnitudes(a) for y in _magnitudes(b))
@@ -321,6 +329,14 @@ def _plan_put_right(
         # yml 我对比过是一样的")
         and (i.kind in _PLAN_KINDS or _shares_a_word(cand.content, i.content))
     ]
+    if _SETTLED.search(cand.content):
+        # a choice put right puts right the choice ("we're going with Stonecrest instead"
+        # after "let's go with the barn, I'll put the deposit down Friday")
+        chosen = [
+            i for i in recent if _SETTLED.search(i.content) or SETTLED_CHOICE.search(i.content)
+        ]
+        if chosen:
+            return chosen[-1]
     return recent[-1] if recent else None
 
 
@@ -537,6 +553,10 @@ def _latest_value(
         # else a small bare count of the same kind ("make it 3" after "retry count should
         # be 5"; not "3 hour party", "terminal 2" beside "4 tickets")
         counts = counts or [i for i in pool if _small_counts(cand.numbers, i.numbers)]
+        if not counts and change_only:
+            # "bump it to 5" after "the retry limit is 3 attempts max": a small count of
+            # what the item counts, said with a verb of change
+            counts = [i for i in pool if _small_counts(cand.numbers, _uncounted(i.numbers))]
         if counts:
             return counts[-1], "a correction of the latest value near it"
     return None
