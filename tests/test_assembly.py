@@ -330,3 +330,18 @@ def test_a_long_message_is_quoted_with_its_paste_left_out(
     rt.on_events([Event("s", 2, "user/message", "error log:\nERROR x\nkeep redis at 200ms")])
     text = rt.assemble("s", [], query="keep redis at 200ms", log=False).text
     assert "ERROR x" in text
+
+
+def test_a_question_of_when_is_answered_by_what_it_asks_about(tmp_path: Path) -> None:
+    # "still" says when, not what: the turn that scratches Nara answers the question
+    rt = runtime(tmp_path, assembly__locale="en")
+    said = [
+        "day trips: Nara on day 4, Osaka on day 6",
+        "the hotel in Kyoto is booked",
+        "yeah, no Osaka. and scratch Nara too, we're too tired",
+    ]
+    rt.on_events([Event("s", n, "user/message", t) for n, t in enumerate(said, 1)])
+    text = rt.assemble("s", [], query="is Nara still in the plan?", log=False).text
+    assert "scratch Nara too" in text and "No committed evidence" not in text
+    text = rt.assemble("s", [], query="is the ferry still running?", log=False).text
+    assert "No committed evidence" in text

@@ -118,6 +118,11 @@ _CHATTER = re.compile(
 )
 
 
+#: Words of a question that say when, not what: a hit need not hold them to answer it
+#: ("is Nara still in the plan?" is answered by "scratch Nara too").
+_NO_SUPPORT = frozenset("still now currently anymore already yet again ever".split())
+
+
 def _cjk(term: str) -> bool:
     return any("\u3400" <= c <= "\u9fff" for c in term)
 
@@ -360,7 +365,7 @@ class Retriever:
         if any(r.startswith("exact match") for r in hit.reasons):
             return True
         text = hit.text.casefold()
-        terms = [t for t in sig.terms if not _cjk(t)]
+        terms = [t for t in sig.terms if not _cjk(t) and t not in _NO_SUPPORT]
         cjk = [t for t in content_terms(sig.short_terms) if _cjk(t)]
         words = {stem(w) for w in latin_words(text)}
         missing = [t for t in terms if t not in words and t not in text]
