@@ -326,6 +326,15 @@ def test_a_long_message_is_quoted_with_its_paste_left_out(
         f"- [ev seq:1] prod is on fire again, here's the worker log: ⏎ {marker} ⏎ The redis call"
         " should time out after 200ms, and never retry more than twice."
     )
+    # the person's own table or list is no paste, however long the message
+    table = "\n".join(
+        f"| option {n} | rent ${2000 + 50 * n} | {n} stops to work |" for n in range(12)
+    )
+    said = f"here are the flats we saw:\n{table}\nwe agreed the rent stays under $2,400 a month"
+    rt.on_events([Event("s", 3, "user/message", said)])
+    text = rt.assemble("s", [], query="the flats we saw and the rent", log=False).text
+    line = next(x for x in text.splitlines() if x.startswith("- [ev seq:3]"))
+    assert "| option 0 | rent $2000" in line and "left out" not in line
     # a short message is quoted whole, whatever it holds
     rt.on_events([Event("s", 2, "user/message", "error log:\nERROR x\nkeep redis at 200ms")])
     text = rt.assemble("s", [], query="keep redis at 200ms", log=False).text

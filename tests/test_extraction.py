@@ -1042,6 +1042,8 @@ def test_a_plan_moved_or_a_value_reached_is_no_setting(message: str) -> None:
         # an option's number taken in so many words
         ("Three ways: 1. retry with backoff 2. queue the writes 3. drop them. Which one?",
          "2 sounds good", [("decision", "2 sounds good")]),
+        ("Which of these links is broken for you? 1) /docs 2) /blog 3) /shop", "2 works",
+         [("fact", "2 works")]),
         # asking back, weighing an option, or a task that only shares a word: no choice made
         ("Should I use Redis or Memcached here?", "what's the difference?", []),
         ("状态管理用 riverpod 还是 bloc？", "bloc 样板代码太多了", []),
@@ -1372,6 +1374,30 @@ def test_a_bare_correction_puts_right_the_value_the_assistant_just_named(tmp_pat
     assert status["nginx in front has proxy_read_timeout 60s."] == "active"
 
 
+def test_a_value_the_assistant_named_for_another_reason_is_not_what_is_put_right(
+    tmp_path: Path,
+) -> None:
+    rt = runtime(tmp_path)
+    said = [
+        ("user/message", "budget for the hotel is $200 a night"),
+        ("user/message", "flights max $600"),
+        ("assistant/message", "The cheapest nonstop is $200 more than the connecting one."),
+        ("user/message", "make it $700"),
+        ("user/message", "let's go with the Italian place for dinner"),
+        ("user/message", "we'll take the train down at 4pm"),
+        ("user/message", "traffic's bad, we're going with the subway instead"),
+    ]
+    rt.on_events(
+        Event("r", n, kind, text, source_kind="model" if kind.startswith("a") else None)
+        for n, (kind, text) in enumerate(said, 1)
+    )
+    status = {i.content: i.status for i in rt.store.items("r", ("active", "superseded"))}
+    assert status["budget for the hotel is $200 a night"] == "active"
+    assert status["flights max $600"] == "superseded"
+    assert status["let's go with the Italian place for dinner"] == "active"
+    assert status["we'll take the train down at 4pm"] == "superseded"
+
+
 def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path) -> None:
     rt = runtime(tmp_path)
     said = [
@@ -1399,6 +1425,9 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         ["use tabs not spaces", "scratch the notes i sent"],
         ["no meetings before 10am", "the old meeting notes are out the window, start fresh"],
         ["预算三千五以内", "预算可以到四千的话就能租两室了"],
+        # "it" is what the message counted just before; a version "to" something names no tool
+        ["the retry limit is 3 attempts max", "the carousel only shows 3 slides, bump it to 5"],
+        ["we pinned the auth library to v2", "switch the payments client to v5"],
         # another person agreeing, or speaking of something else
         ["We're eating at the Thai place on Friday.", "my wife says Friday is fine"],
         ["I booked the dentist for Tuesday", "my sister says her new job is too stressful"],

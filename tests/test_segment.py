@@ -38,7 +38,7 @@ def _clauses(text: str) -> list[str]:
         "[2026-01-02] WARN retrying job 17",
         "DETAIL:  Key (id)=(1042) already exists.",
         # a chat log copied in
-        "[10:01] priya: the sdk needs node 20\n[10:03] kevin.l: ALWAYS set fail-fast: true",
+        "[10:01] priya.s: the sdk needs node 20\n[10:03] @kevin: ALWAYS set fail-fast: true",
         # MySQL's slow log, and statements that name lower-case tables
         "# Query_time: 12.3  Lock_time: 0.0 Rows_sent: 20  Rows_examined: 4821933\n"
         "SET timestamp=1715580115;\n"
@@ -70,6 +70,7 @@ def test_lists_people_type_that_begin_alike_stay_prose(lines: list[str]) -> None
 def test_an_instruction_that_begins_like_sql_stays_prose() -> None:
     said = [
         "10:30 standup: we decided to ship friday",
+        "[8:00] breakfast: no eggs, I'm allergic",
         "SET the timeout to 30 seconds please",
         "WITH the new cache, p95 must stay under 200ms",
     ]

@@ -132,6 +132,22 @@ def in_time_order(
     lines[:] = out
 
 
+#: Lines a program wrote: a fence, a log line's time or level, a trace's frames.
+_MACHINE_LINE = re.compile(
+    r"^\s*(?:```|~~~|\[?\d{4}-\d{2}-\d{2}[T ]\d|\[?\d{1,2}:\d{2}:\d{2}|Traceback \("
+    r"|File \"|at [\w.$<>]+[ (]|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|TRACE|CRITICAL)\b"
+    r"|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b|\s{2,}\^)"
+)
+
+
+def _machine_output(lines: Sequence[str]) -> bool:
+    """Whether lines left out of the prose are what a program printed (fenced, or mostly
+    log and trace lines), not the person's own table or list."""
+    if any(line.lstrip().startswith(("```", "~~~")) for line in lines):
+        return True
+    return 5 * sum(1 for line in lines if _MACHINE_LINE.match(line)) >= 4 * len(lines)
+
+
 @dataclass
 class AssemblyResult:
     """The block and everything needed to explain it afterwards."""
@@ -649,10 +665,12 @@ class Assembler:
         out, pos, left_out = [], 0, False
         for start, end in [*((p.start, p.end) for p in prose), (len(body), len(body))]:
             gap = body[pos:start]
-            lines = sum(1 for line in gap.splitlines() if line.strip())
-            if lines:
-                out.append(f"⟦{self.words['pasted'].format(n=lines)}⟧")
+            lines = [line for line in gap.splitlines() if line.strip()]
+            if lines and _machine_output(lines):
+                out.append(f"⟦{self.words['pasted'].format(n=len(lines))}⟧")
                 left_out = True
+            else:
+                out.append(gap.strip("\n"))  # a table or a list of the person's own stays
             out.append(body[start:end])
             pos = end
         return "\n".join(part for part in out if part) if left_out else body

@@ -118,9 +118,8 @@ _CHATTER = re.compile(
 )
 
 
-#: Words of a question that say when, not what: a hit need not hold them to answer it
-#: ("is Nara still in the plan?" is answered by "scratch Nara too").
-_NO_SUPPORT = frozenset("still now currently anymore already yet again ever".split())
+#: A capitalised word after the first of a question: a name ("is Nara still …").
+_NAME = re.compile(r"(?<=[^\s.?!])\s+([A-Z][a-z]{2,})\b")
 
 
 def _cjk(term: str) -> bool:
@@ -365,7 +364,7 @@ class Retriever:
         if any(r.startswith("exact match") for r in hit.reasons):
             return True
         text = hit.text.casefold()
-        terms = [t for t in sig.terms if not _cjk(t) and t not in _NO_SUPPORT]
+        terms = [t for t in sig.terms if not _cjk(t)]
         cjk = [t for t in content_terms(sig.short_terms) if _cjk(t)]
         words = {stem(w) for w in latin_words(text)}
         missing = [t for t in terms if t not in words and t not in text]
@@ -376,7 +375,12 @@ class Retriever:
         total = len(terms) + len(cjk)
         if not total:
             return False
-        matched = have + have_cjk
+        # a name the question asks about weighs as much as two words: "is Nara still in
+        # the plan?" is answered by "scratch Nara too" ("is the shuttle still running?"
+        # is not by "the kids were running around")
+        names = {stem(w.casefold()) for w in _NAME.findall(sig.text)}
+        named = sum(1 for t in terms if t in names and t not in missing)
+        matched = have + have_cjk + named
         return matched * 2 >= total and (matched >= 2 or total <= 2)
 
     def prefetch_evidence(self, sig: QuerySignals, scope: Scope) -> None:

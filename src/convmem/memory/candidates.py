@@ -421,7 +421,7 @@ _JUDGES = re.compile(
 #: An option's number and a word that takes it: "2 sounds good", "#3 works for me".
 _NUMBER_APPROVED = re.compile(
     r"^\W*(?:(?:ok|okay|yeah|yes|so|then)[\s,]+)?(?:#|no\.?\s?|option\s*)?[1-9]\s+"
-    r"(?:sounds (?:good|great|right|fine)|works(?: for me)?|is (?:good|fine|better|the one)"
+    r"(?:sounds (?:good|great|right|fine)|works for me|is (?:good|fine|better|the one)"
     r"|it is|looks (?:good|right)|pls|please|for sure)\W*$",
     re.I,
 )

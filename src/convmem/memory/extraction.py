@@ -309,6 +309,7 @@ class Extractor:
             said = whole if len(whole) <= 2 * len(said) else f"{said}\n{whole[-len(said) :]}"
         text = user_words(said) if from_user else said
         for cand in candidates(text, from_user, bool(asked), offered=asked):
+            cand.extra["message"] = text  # (what the message said before the clause)
             if replied_to:
                 cand.extra["replied_to"] = replied_to[-_REPLY_TAIL:]
             item = self._store_candidate(event, cand, from_user, report, made)

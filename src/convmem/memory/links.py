@@ -147,12 +147,15 @@ def _versioned(content: str, numbers: Sequence[dict[str, object]]) -> set[str]:
         raw = str(n.get("raw"))
         if n.get("type") == "version" and raw in content:
             before = _WORD_BEFORE.search(content, 0, content.index(raw))
-            if before:
-                out.add(before[1].lower())
+            if before and before[1].lower() not in _NOT_A_TOOL:
+                out.add(before[1].lower())  # (not "to v5", "the v3 design", "is 2.4.1")
     return out
 
 
 _WORD_BEFORE = re.compile(r"([A-Za-z][\w.+-]*)\s*v?$")
+_NOT_A_TOOL = frozenset(
+    "to the a an is are was were be at on in of from with and or v version now".split()
+)
 
 
 def _types(numbers: Sequence[dict[str, object]]) -> set[str]:
@@ -302,6 +305,12 @@ def _shares_a_word(a: str, b: str) -> bool:
     return bool(latin or subjects.content_words(a) & subjects.content_words(b))
 
 
+def _words_in_common(a: str, b: str) -> bool:
+    """A content word in common, not a number: "timeout" in "a 45s server timeout"."""
+    shared = subjects.content_words(a) & subjects.content_words(b)
+    return any(not any(c.isdigit() for c in w) for w in shared)
+
+
 def _plan_put_right(
     cand: Candidate, pool: Sequence[MemoryItem], seq: int, here: set[str]
 ) -> MemoryItem | None:
@@ -332,8 +341,14 @@ def _plan_put_right(
     if _SETTLED.search(cand.content):
         # a choice put right puts right the choice ("we're going with Stonecrest instead"
         # after "let's go with the barn, I'll put the deposit down Friday")
+        # (of the same message as the newest plan: "we'll take the train down at 4pm",
+        # said after the dinner choice, is what "the subway instead" puts right)
+        newest = max(recent[-1].source_seqs) if recent else None
         chosen = [
-            i for i in recent if _SETTLED.search(i.content) or SETTLED_CHOICE.search(i.content)
+            i
+            for i in recent
+            if (_SETTLED.search(i.content) or SETTLED_CHOICE.search(i.content))
+            and max(i.source_seqs) == newest
         ]
         if chosen:
             return chosen[-1]
@@ -493,14 +508,61 @@ def _named_in_reply(cand: Candidate, items: Sequence[MemoryItem]) -> MemoryItem 
     reply = str(cand.extra.get("replied_to", ""))
     if not reply or len(items) < 2 or cand.topic or cand.reading.rejected:
         return None
-    said = {(v.value, v.unit) for v in find_numbers(reply)}
-    named = [i for i in items if any((n.get("value"), n.get("unit")) in said for n in i.numbers)]
+    # a value said with a word of the item in its sentence ("a 45s server timeout" for
+    # "the request timeout set to 45 seconds", not "$200 more than the connecting one"
+    # for the hotel's $200)
+    said = {
+        (v.value, v.unit, sentence)
+        for sentence in _SENTENCE_END.split(reply)
+        for v in find_numbers(sentence)
+    }
+    named = [
+        i
+        for i in items
+        if any(
+            (n.get("value"), n.get("unit")) == (value, unit)
+            and _words_in_common(sentence, i.content)
+            for n in i.numbers
+            for value, unit, sentence in said
+        )
+    ]
     values = {v for i in named for v in _values(i.numbers)}
     return named[-1] if named and len(values) == 1 else None
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s*")
+
+
+def _numbers_before(cand: Candidate) -> list[dict[str, object]]:
+    """The values the person's message says before the clause."""
+    said = str(cand.extra.get("message", ""))[: cand.start]
+    return [v.as_dict() for v in find_numbers(said)] if said else []
+
+
+def _reply_numbers(cand: Candidate) -> list[dict[str, object]]:
+    reply = str(cand.extra.get("replied_to", ""))
+    return [v.as_dict() for v in find_numbers(reply)] if reply else []
+
+
+def _it_is(item: MemoryItem, said: Sequence[dict[str, object]]) -> bool:
+    """With no value said beside "it", any item; else the item whose value was said, of
+    a thing the item's words name ("3 retries is too aggressive" for "the retry limit
+    is 3 attempts max", not "3 slides")."""
+    if not said:
+        return True
+    content = {_root(w) for w in _TOKEN.findall(item.content.lower())}
+    values = _values(item.numbers)
+    return any(
+        (n.get("value"), n.get("high")) in values
+        and (not n.get("unit") or _root(str(n.get("unit")).lower()) in content)
+        for n in said
+    )
+
+
 def _latest_value(
-    cand: Candidate, pool: Sequence[MemoryItem], change_only: bool = False
+    cand: Candidate,
+    pool: Sequence[MemoryItem],
+    change_only: bool = False,
 ) -> tuple[MemoryItem, str] | None:
     """The newest item a correction puts right when no item shares its subject: the
     latest value in the same unit; when the correction names no subject at all, the
@@ -555,8 +617,15 @@ def _latest_value(
         counts = counts or [i for i in pool if _small_counts(cand.numbers, i.numbers)]
         if not counts and change_only:
             # "bump it to 5" after "the retry limit is 3 attempts max": a small count of
-            # what the item counts, said with a verb of change
-            counts = [i for i in pool if _small_counts(cand.numbers, _uncounted(i.numbers))]
+            # what the item counts, said with a verb of change (not "the carousel shows 3
+            # slides, bump it to 5": what the message or the reply just before counted is
+            # what "it" is, and it must be what the item is about)
+            said = _numbers_before(cand) + _reply_numbers(cand)
+            counts = [
+                i
+                for i in pool
+                if _small_counts(cand.numbers, _uncounted(i.numbers)) and _it_is(i, said)
+            ]
         if counts:
             return counts[-1], "a correction of the latest value near it"
     return None

@@ -40,9 +40,10 @@ _PASTED_START = re.compile(
             r"^\s*\[?\d{4}[-/]\d{2}[-/]\d{2}\]?\s+\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL"
             r"|CRITICAL|NOTICE)\b",
             r"^\s*\[?\d{1,2}:\d{2}:\d{2}",  # 10:22:01 …
-            # a chat log copied in: "[10:03] kevin.l: ALWAYS set fail-fast" (not a note of
-            # the person's own: "10:30 standup: we decided to ship friday")
-            r"^\s*\[\d{1,2}:\d{2}(?:\s?[AaPp][Mm])?\]\s+@?[\w.-]{2,30}:\s",
+            # a chat log copied in, who spoke by a handle: "[10:03] kevin.l: ALWAYS set
+            # fail-fast" (not the person's own notes: "[8:00] breakfast: no eggs")
+            r"^\s*\[\d{1,2}:\d{2}(?:\s?[AaPp][Mm])?\]\s+(?:@[A-Za-z0-9_.-]{2,30}"
+            r"|[A-Za-z0-9]+[._][A-Za-z0-9._-]+):\s",
             r"^\s*[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}",  # syslog
             r"^\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?[\s:|]",
             r"^\s*DETAIL: +Key \(|^\s*DETAIL: +Failing row",  # PostgreSQL's report
