@@ -132,22 +132,6 @@ def in_time_order(
     lines[:] = out
 
 
-#: Lines a program wrote: a fence, a log line's time or level, a trace's frames.
-_MACHINE_LINE = re.compile(
-    r"^\s*(?:```|~~~|\[?\d{4}-\d{2}-\d{2}[T ]\d|\[?\d{1,2}:\d{2}:\d{2}|Traceback \("
-    r"|File \"|at [\w.$<>]+[ (]|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|TRACE|CRITICAL)\b"
-    r"|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b|\s{2,}\^)"
-)
-
-
-def _machine_output(lines: Sequence[str]) -> bool:
-    """Whether lines left out of the prose are what a program printed (fenced, or mostly
-    log and trace lines), not the person's own table or list."""
-    if any(line.lstrip().startswith(("```", "~~~")) for line in lines):
-        return True
-    return 5 * sum(1 for line in lines if _MACHINE_LINE.match(line)) >= 4 * len(lines)
-
-
 @dataclass
 class AssemblyResult:
     """The block and everything needed to explain it afterwards."""
@@ -657,7 +641,7 @@ class Assembler:
         """A long message with what it pasted (a log, a trace, code) marked as left out:
         the person's own words after a paste fit in the quote ("…traceback… The redis
         call should time out after 200ms." kept only the traceback's start)."""
-        from convmem.memory.segment import prose_lines
+        from convmem.memory.segment import printed_by_a_program, prose_lines
 
         prose = prose_lines(body)
         if not prose:
@@ -666,7 +650,7 @@ class Assembler:
         for start, end in [*((p.start, p.end) for p in prose), (len(body), len(body))]:
             gap = body[pos:start]
             lines = [line for line in gap.splitlines() if line.strip()]
-            if lines and _machine_output(lines):
+            if lines and printed_by_a_program(lines):
                 out.append(f"⟦{self.words['pasted'].format(n=len(lines))}⟧")
                 left_out = True
             else:

@@ -116,8 +116,6 @@ _CHATTER = re.compile(
     r"|wow|hi|hello|hey|bye|谢谢|多谢|哈哈+|呵呵))+[\W_]*$",
     re.IGNORECASE,
 )
-
-
 #: A capitalised word after the first of a question: a name ("is Nara still …").
 _NAME = re.compile(r"(?<=[^\s.?!])\s+([A-Z][a-z]{2,})\b")
 

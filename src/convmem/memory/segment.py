@@ -24,6 +24,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from convmem.core.units import Value
 
 # --- pasted material ----------------------------------------------------------------------
@@ -184,6 +186,23 @@ def _log_runs(lines: list[tuple[int, int, str]], kinds: list[str]) -> None:
 def prose_lines(text: str) -> list[Span]:
     """The message's lines that are prose, pasted material left out."""
     return list(_prose_lines(text))
+
+
+#: Lines a program wrote: a fence, a log line's time or level, a trace's frames.
+_MACHINE_LINE = re.compile(
+    r"^\s*(?:```|~~~|\[?\d{4}-\d{2}-\d{2}[T ]\d|\[?\d{1,2}:\d{2}:\d{2}|Traceback \("
+    r"|File \"|at [\w.$<>]+[ (]|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|TRACE|CRITICAL)\b"
+    r"|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b|\s{2,}\^)"
+)
+
+
+def printed_by_a_program(lines: Sequence[str]) -> bool:
+    """Whether lines left out of a message's prose are what a program printed (fenced,
+    or mostly log and trace lines), not the person's own table or list: the block may
+    leave them out of a long quote (see :func:`prose_lines`)."""
+    if any(line.lstrip().startswith(("```", "~~~")) for line in lines):
+        return True
+    return 5 * sum(1 for line in lines if _MACHINE_LINE.match(line)) >= 4 * len(lines)
 
 
 #: Extraction asks for a message's lines and sentences more than once (its clauses, the
