@@ -1322,6 +1322,9 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ["We're on Go 1.21.", "we're moving to go 1.22 next week, use that"],
             ("superseded", 2, 1),
         ),
+        # a value put right with nothing naming another setting
+        (["内存limit帮我改成2Gi", "不对 改成1.5Gi吧"], ("superseded", 2, 1)),
+        (["the cache limit is 2GB, keep it small", "make it 3GB"], ("superseded", 2, 1)),
         # "scratch that on the X" puts X right, it withdraws nothing
         (
             ["Refresh tokens expire after 7 days.", "scratch that on the refresh, make it 30 days"],
@@ -1428,6 +1431,9 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         # "it" is what the message counted just before; a version "to" something names no tool
         ["the retry limit is 3 attempts max", "the carousel only shows 3 slides, bump it to 5"],
         ["we pinned the auth library to v2", "switch the payments client to v5"],
+        # the same change made to the other setting a clause named: the first one's value
+        # stays ("request先不动" named the request, the 2Gi is the limit's)
+        ["内存limit帮我改成2Gi request先不动", "request也改成1.5Gi吧"],
         # another person agreeing, or speaking of something else
         ["We're eating at the Thai place on Friday.", "my wife says Friday is fine"],
         ["I booked the dentist for Tuesday", "my sister says her new job is too stressful"],

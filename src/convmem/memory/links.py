@@ -153,8 +153,45 @@ def _versioned(content: str, numbers: Sequence[dict[str, object]]) -> set[str]:
 
 
 _WORD_BEFORE = re.compile(r"([A-Za-z][\w.+-]*)\s*v?$")
+
+
+def _owner(content: str, numbers: Sequence[dict[str, object]]) -> str:
+    """The word the first value hangs on, past the verb that sets it: "limit" in
+    "内存limit帮我改成2Gi", "request" in "request也改成1.5Gi", "timeout" in "bump the
+    timeout to 30s" ("" when there is none to read)."""
+    for n in numbers:
+        raw = str(n.get("raw"))
+        if raw in content:
+            before = _SETTING_VERB.sub("", content[: content.index(raw)])
+            word = _WORD_BEFORE.search(before)
+            if word and word[1].lower() not in _NOT_AN_OWNER:
+                return word[1].lower()
+        return ""
+    return ""
+
+
+def _value_of_another(owner: str, item: MemoryItem) -> bool:
+    """``item`` names ``owner``, but its value hangs on another word: "内存limit帮我改成2Gi
+    request先不动" holds the limit's value, which "request也改成1.5Gi" leaves alone."""
+    if not owner or owner not in _TOKEN.findall(item.content.lower()):
+        return False
+    theirs = _owner(item.content, item.numbers)
+    return bool(theirs) and theirs != owner
+
+
+#: What sits between a setting's name and its new value: the verb and its particles
+#: (改成, 也调到, "to", "is now", "=").
+_SETTING_VERB = re.compile(
+    r"(?:[\u4e00-\u9fff]+|\s+|[:=]|\b(?:to|at|is|now|be|should|set|bumped|raised|lowered"
+    r"|changed|moved|goes|went|up|down)\b)+$",
+    re.IGNORECASE,
+)
 _NOT_A_TOOL = frozenset(
     "to the a an is are was were be at on in of from with and or v version now".split()
+)
+_NOT_AN_OWNER = _NOT_A_TOOL | frozenset(
+    "it this that them make bump set change let's lets please just also too maybe then so"
+    " ok okay up down".split()
 )
 
 
@@ -575,12 +612,14 @@ def _latest_value(
         # a value near it: "门槛先降到百分之七十" after "覆盖率不能低于80%", but
         # "训练集现在9500条" is no count of "验证集2000条" ("actually the down payment is
         # $800" still puts "the deposit is $500" right)
+        owner = _owner(cand.content, cand.numbers)
         same = [
             i
             for i in pool
             if units & _units(i.numbers)
             # "定投的改成500" puts right the amount put in, not a monthly one beside it
             and _rate(cand.numbers) == _rate(i.numbers)
+            and not _value_of_another(owner, i)
             and (
                 not change_only
                 or not (cand.topic and i.topic and _overlap(cand.topic, i.topic) == 0)
