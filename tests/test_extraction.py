@@ -934,6 +934,10 @@ def test_asking_whether_there_is_is_no_rule(message: str) -> None:
         "Disable the cache",
         "HPA on",
         "multi-AZ off for now",
+        "I want the hotel close to the airport",
+        "I want everything homemade",
+        "we really need it done before my parents visit",
+        "I need the report by tomorrow, can you help?",
     ],
 )
 def test_what_the_person_cannot_do_without_is_a_rule(message: str) -> None:
@@ -942,6 +946,7 @@ def test_what_the_person_cannot_do_without_is_a_rule(message: str) -> None:
 
 _REQUIREMENT_RULES = (
     "a must (is a must, a dealbreaker, non-negotiable)",
+    "a want of how a thing must be (I want the hotel near…)",
     "a requirement: what we need",
     "a requirement: where or what it must be (要靠近地铁站)",
     "a setting turned on or off (开gradient checkpointing)",
@@ -988,6 +993,10 @@ _REQUIREMENT_RULES = (
         "A cozy nook is a must!",
         "It's a must-have in my life.",
         "we need more people like you!",
+        "I want a smoke lol",
+        "i need a study plan for the NCLEX",
+        "I want to be near the beach",
+        "if I wanted the room near the lift what would it cost",
     ],
 )
 def test_a_passing_need_a_plan_a_cheer_or_a_question_is_no_requirement(message: str) -> None:

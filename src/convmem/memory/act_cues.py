@@ -521,6 +521,20 @@ ZH_MUST_HAVE = re.compile(
 )
 #: A Chinese requirement of where or what a thing must be: "酒店要靠近地铁站", "房子要朝南",
 #: "带阳台是刚需", "中文分词要支持", "我们需要一个能住4个人的房间".
+#: A want of how a thing must be, a thing and its qualifier: "I want the hotel close to
+#: the airport", "I want everything homemade", "we need it done before July" (not "I
+#: want a smoke", "i need a study plan for the NCLEX": a thing asked for).
+WANTS_IT_SO = re.compile(
+    r"^(?:(?:so|and|also|ok|okay|but|oh|well)[\s,]+)*(?:i|we)\s+"
+    r"(?:(?:really|just|also|still|definitely|only|do)\s+)*"
+    r"(?:want|need|'d like|would like|'d prefer|would prefer)\s+"
+    r"(?:the|it|everything|all|my|our|them|this|that|both|each|every|a|an)\b"
+    r"[^,.;:?!]{0,40}?\s(?:close to|near|walking distance|within|under|below|less than"
+    r"|more than|at least|at most|no more than|no later than|by|before|done|ready|finished"
+    r"|homemade|to be|to stay|to have|without|with no|on a|on the|in a|in the)\b"
+    r"(?![^?]*\?)",
+    _I,
+)
 ZH_REQUIRES = re.compile(
     # not a plan ("我要带孩子去"), a report ("朋友说要带…") or a case ("…的话")
     r"^(?!.*(?:的话|说|觉得))(?![我你他她咱])[^，,。！!？?]{0,12}?(?:一定|必须)?要"

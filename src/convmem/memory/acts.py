@@ -413,6 +413,8 @@ def guide_rule(
             return "constraint", "a must (is a must, a dealbreaker, non-negotiable)"
         if values and vocab.WE_NEED.match(text):
             return "constraint", "a requirement: what we need"
+        if kind is None and vocab.WANTS_IT_SO.match(text):
+            return "constraint", "a want of how a thing must be (I want the hotel near…)"
     if (
         kind == "fact"
         and "act:needs" in names
