@@ -1048,6 +1048,9 @@ def test_a_plan_moved_or_a_value_reached_is_no_setting(message: str) -> None:
         ("Three options: (1) cache the pnpm store, (2) split lint and tests into parallel"
          " jobs, (3) add a remote cache.", "do 1 and 2.", [("decision", "do 1 and 2.")]),
         ("日志按天滚动还是按大小滚动？", "按天", [("decision", "按天")]),
+        # the option named, with the word that points at it
+        ("湖滨的全季酒店一晚460，龙井那边有家民宿一晚380，您看哪个？", "民宿那个吧",
+         [("decision", "民宿那个吧")]),
         # an option's number taken in so many words
         ("Three ways: 1. retry with backoff 2. queue the writes 3. drop them. Which one?",
          "2 sounds good", [("decision", "2 sounds good")]),
@@ -1331,6 +1334,13 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ["We're on Go 1.21.", "we're moving to go 1.22 next week, use that"],
             ("superseded", 2, 1),
         ),
+        # someone joining changes how many people, not the hour picked just before
+        (
+            ["dinner sat for 8 ppl", "7 is better", "actually make it 9, my cousin's coming"],
+            ("superseded", 3, 1),
+        ),
+        # a value gone back to, given (还是给 4G)
+        (["内存 2G 就够了", "replicas 先 1 个", "内存还是给 4G 吧 怕不够"], ("superseded", 3, 1)),
         # a value put right with nothing naming another setting
         (["内存limit帮我改成2Gi", "不对 改成1.5Gi吧"], ("superseded", 2, 1)),
         (["the cache limit is 2GB, keep it small", "make it 3GB"], ("superseded", 2, 1)),
@@ -1443,6 +1453,8 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         # the same change made to the other setting a clause named: the first one's value
         # stays ("request先不动" named the request, the 2Gi is the limit's)
         ["内存limit帮我改成2Gi request先不动", "request也改成1.5Gi吧"],
+        # a change of plan does not scratch the fact told just before it
+        ["最好离地铁近一点", "我老婆不吃辣", "算了还是住全季吧 离西湖近"],
         # another person agreeing, or speaking of something else
         ["We're eating at the Thai place on Friday.", "my wife says Friday is fine"],
         ["I booked the dentist for Tuesday", "my sister says her new job is too stressful"],

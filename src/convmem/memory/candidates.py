@@ -447,8 +447,12 @@ def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
         return True
     # mostly the option's own words: "github hosted" (GitHub-hosted), not "write a
     # migration test with…"; the parts of a compound name count as words
-    words = subjects.content_words(_PARTS.sub(" ", body))
+    words = subjects.content_words(_PARTS.sub(" ", _POINTS_AT.sub(" ", body)))
     return 2 * len(words & subjects.content_words(_PARTS.sub(" ", offered))) > len(words)
+
+
+#: The words that point at an option rather than name it: "民宿那个吧" names 民宿.
+_POINTS_AT = re.compile(r"的?[那这](?:个|家|种|间|款|套|条)|[吧呢啊哈]+\W*$")
 
 
 def candidates(

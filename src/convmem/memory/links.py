@@ -654,6 +654,10 @@ def _latest_value(
         # else a small bare count of the same kind ("make it 3" after "retry count should
         # be 5"; not "3 hour party", "terminal 2" beside "4 tickets")
         counts = counts or [i for i in pool if _small_counts(cand.numbers, i.numbers)]
+        if _HEADCOUNT.search(str(cand.extra.get("message", cand.content))):
+            # "make it 9, my cousin's coming" counts people: "8 ppl", not the "7 is
+            # better" that picked a table's time
+            counts = [i for i in counts if _counts_people(i)] or counts
         if not counts and change_only:
             # "bump it to 5" after "the retry limit is 3 attempts max": a small count of
             # what the item counts, said with a verb of change (not "the carousel shows 3
@@ -668,6 +672,19 @@ def _latest_value(
         if counts:
             return counts[-1], "a correction of the latest value near it"
     return None
+
+
+#: Someone joining or dropping out: what changes is how many people.
+_HEADCOUNT = re.compile(
+    r"\b(?:(?:is|are|'s|'re) (?:coming|joining|tagging along|in too)|can't make it"
+    r"|cant make it|dropped out|drops? out|backed out|bailed|plus one|\+1)\b"
+    r"|也来|要来|不来了|来不了|加一个人|多一个人|少一个人",
+    re.I,
+)
+
+
+def _counts_people(item: MemoryItem) -> bool:
+    return any(n.get("unit") == "person" for n in item.numbers)
 
 
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
@@ -1047,6 +1064,12 @@ def relate(
                 return Link("supersedes", replied, "a correction of the value the reply named")
             return Link("supersedes", scored[0][2], "a correction of the same subject")
         if reading.scratch:
+            # (a fact told just before, of something else, is not what a change of plan
+            # scratches: "算了还是住全季吧" after "我老婆不吃辣")
+            last = pool[-1]
+            if cand.kind != "fact" and last.kind == "fact":
+                if not _shares_a_word(cand.content, last.content):
+                    return None
             return Link("supersedes", pool[-1], "scratch that: the item just before")
         latest = _latest_value(cand, _said_before(pool, here), change_only)
         if latest:
