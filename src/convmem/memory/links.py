@@ -1067,10 +1067,13 @@ def relate(
             # (a fact told just before, of something else, is not what a change of plan
             # scratches: "算了还是住全季吧" after "我老婆不吃辣")
             last = pool[-1]
-            if cand.kind != "fact" and last.kind == "fact":
-                if not _shares_a_word(cand.content, last.content):
-                    return None
-            return Link("supersedes", pool[-1], "scratch that: the item just before")
+            if (
+                cand.kind != "fact"
+                and last.kind == "fact"
+                and not _shares_a_word(cand.content, last.content)
+            ):
+                return None
+            return Link("supersedes", last, "scratch that: the item just before")
         latest = _latest_value(cand, _said_before(pool, here), change_only)
         if latest:
             return Link("supersedes", *latest)
