@@ -1341,6 +1341,26 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         ),
         # a value gone back to, given (还是给 4G)
         (["内存 2G 就够了", "replicas 先 1 个", "内存还是给 4G 吧 怕不够"], ("superseded", 3, 1)),
+        # the unit names which dose, not the weekday it starts on
+        (
+            [
+                "my GP put me on levothyroxine 50mcg",
+                "I also got a 7 day course of amoxicillin, 500mg three times a day, started"
+                " tuesday",
+                "Actually the GP called back and changed the dose to 75mcg starting next monday",
+            ],
+            ("superseded", 3, 1),
+        ),
+        # what the message said before the clause names which date ("so june 13 now")
+        (
+            [
+                "submission deadline is May 30, word limit is 15,000 words",
+                "supervisor wants a full draft by april 20 so she has time to read it",
+                "update - the graduate school extended deadlines by 2 weeks bc of the strike,"
+                " so june 13 now",
+            ],
+            ("superseded", 3, 1),
+        ),
         # a value put right with nothing naming another setting
         (["内存limit帮我改成2Gi", "不对 改成1.5Gi吧"], ("superseded", 2, 1)),
         (["the cache limit is 2GB, keep it small", "make it 3GB"], ("superseded", 2, 1)),
@@ -1453,6 +1473,13 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         # the same change made to the other setting a clause named: the first one's value
         # stays ("request先不动" named the request, the 2Gi is the limit's)
         ["内存limit帮我改成2Gi request先不动", "request也改成1.5Gi吧"],
+        # where things stand now puts right no goal; another's word on hours is not
+        # against a course of days
+        ["goal is 100kg squat by end of the year", "oh wait no, squat is 85 now"],
+        [
+            "its a 10 day course of amoxicillin",
+            "my husband says 4 hours between the pills is overkill",
+        ],
         # a change of plan does not scratch the fact told just before it
         ["最好离地铁近一点", "我老婆不吃辣", "算了还是住全季吧 离西湖近"],
         # another person agreeing, or speaking of something else

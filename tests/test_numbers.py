@@ -573,6 +573,19 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("16g ram minimum", [("16g", "quantity", 16, None, "GB", None)]),
     ("8g内存", [("8g", "quantity", 8, None, "GB", None)]),
     ("节点只剩8G可分配", [("8G", "quantity", 8, None, "GB", None)]),
+    (
+        "taking 2 scoops of whey a day, 30g per scoop",
+        [
+            ("2 scoops", "quantity", 2, None, "scoop", None),
+            ("30g", "quantity", 30, None, "g", None),
+        ],
+    ),
+    ("鸡胸肉大概 200g", [("200g", "quantity", 200, None, "g", None)]),
+    ("数据集大概 200g", [("200g", "quantity", 200, None, "GB", None)]),
+    ("显存 24g 够吗", [("24g", "quantity", 24, None, "GB", None)]),
+    # micrograms, glued or not
+    ("levothyroxine 50mcg", [("50mcg", "quantity", 50, None, "mcg", None)]),
+    ("200 µg of B12", [("200 µg", "quantity", 200, None, "mcg", None)]),
     # words after an amount that count nothing: a reason, a kind of pay, a verb
     ("28k bc his parents are paying", [("28k", "number", 28000, None, None, None)]),
     ("accepted initech at 90k remote!!", [("90k", "number", 90000, None, None, None)]),

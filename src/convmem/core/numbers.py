@@ -263,7 +263,18 @@ _NOT_SQUARE_METRES = tuple("时常均台安静稳价衡板躺")
 _GRAMS_NEAR = re.compile(
     r"protein|carb|fat\b|fibre|fiber|sugar|salt|sodium|flour|butter|rice|pasta|oat|cheese"
     r"|chocolate|coffee|bean|meat|chicken|beef|fish|serving|portion|calorie|\bcal\b|kcal"
-    r"|dose|powder|creatine|weigh|diet|\beat|food|snack|蛋白|糖|盐|面粉|米饭",
+    r"|dose|powder|creatine|weigh|diet|\beat|food|snack|whey|scoop|shake|yog(?:h)?urt|\bnuts?\b"
+    r"|almond|peanut|\boats?\b|veg|fruit|breast|\beggs?\b|tofu"
+    r"|蛋白|糖|盐|面粉|米饭",
+    re.I,
+)
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+#: What a size in gigabytes is said of, in Chinese text, where a lower-case g after a
+#: number is otherwise grams ("鸡胸肉大概 200g", but "内存16g").
+_GIGABYTES_NEAR = re.compile(
+    r"内存|显存|硬盘|存储|流量|带宽|容量|空间|磁盘|固态|机器|服务器|显卡|镜像|文件|数据|模型|权重"
+    r"|日志|缓存|备份|下载|上传|安装包|"
+    r"\b(?:ram|disk|memory|gpu|vram|ssd|hdd|storage|data|file|image|heap|limit|request)s?\b",
     re.I,
 )
 #: An HTTP status written in the plural ("retry on 429s", "the 503s"), after the words
@@ -297,8 +308,13 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
         return None  # "backoff on 429s", "the 503s": HTTP statuses, not seconds
     if word == "g" and pos < len(text) and text[pos] == " ":
         return None  # "3 g…": a lone g after a space is rarely grams or gigabytes
-    if m.group() == "g" and _GRAMS_NEAR.search(text, max(0, pos - 30), m.end() + 30):
-        return "g", "quantity", m.end()  # "160g protein": grams ("16g ram": gigabytes)
+    if m.group() == "g" and (
+        not _GIGABYTES_NEAR.search(text)
+        if _HAN.search(text)
+        else _GRAMS_NEAR.search(text, max(0, pos - 30), m.end() + 30)
+    ):
+        # "160g protein", "鸡胸肉大概 200g": grams ("16g ram", "内存16g": gigabytes)
+        return "g", "quantity", m.end()
     if word == "兆" and (
         not text[pos - 1 : pos].isdigit() or text[m.end() : m.end() + 1] in "瓦赫元日美"
     ):

@@ -472,7 +472,13 @@ def _contradicted(
         # a value of its own: against the person's value of that kind ("我老公说总共最多
         # 1万2 多了他不同意" is about the budget, not the head count said just before)
         units, types = _units(cand.numbers), _types(cand.numbers) - {"number"}
-        same = [i for i in own if units & _units(i.numbers) or types & _types(i.numbers)]
+        same = [
+            i
+            for i in own
+            if units & _units(i.numbers)
+            # (durations far apart are two things: "4 hours is overkill" is no "10 day course")
+            or (types & _types(i.numbers) and not _apart(cand.numbers, i.numbers))
+        ]
         # a total is no nightly rate, when a total was said ("3 days max" still speaks
         # against "5 days a week")
         alike = [i for i in same if _rate(cand.numbers) == _rate(i.numbers)] or same
@@ -673,6 +679,13 @@ def _latest_value(
             return counts[-1], "a correction of the latest value near it"
     return None
 
+
+#: Where things stand, told: "squat is 85 now", "目前体重 92".
+_NOW_TOLD = re.compile(
+    r"\b(?:now|currently|right now|at the moment|these days|so far)\b|现在|目前", re.I
+)
+#: A value aimed at, not where things stand: "goal is 100kg", "target latency 200ms".
+_GOAL = re.compile(r"\b(?:goals?|targets?|aim(?:ing)?|hop(?:e|ing) to)\b|目标|争取", re.I)
 
 #: Someone joining or dropping out: what changes is how many people.
 _HEADCOUNT = re.compile(
@@ -922,6 +935,10 @@ def relate(
             # one by the ski hill": the choice is made in other words than its options
             return Link("supersedes", choices[-1], "a decision settles the open choice")
     pool = [i for i in pool if i.kind != "open_question"]
+    if _NOW_TOLD.search(cand.content) and not _GOAL.search(cand.content):
+        # where things stand now is no goal put right ("squat is 85 now" after "goal is
+        # 100kg squat by end of the year, currently at 80")
+        pool = [i for i in pool if not _GOAL.search(i.content)]
     if not pool:
         return None
     switched = _SWITCH_TO.search(cand.content) if cand.kind == "decision" else None
@@ -942,6 +959,7 @@ def relate(
     categories = {subjects.category(n) for n in names} - {None}
     scored: list[tuple[int, int, MemoryItem]] = []
     named: set[str] = set()  # items that name the candidate's subject, or its kind of thing
+    before = subjects.content_words(str(cand.extra.get("message", ""))[: cand.start])
     for n, item in enumerate(pool):
         score = 0
         overlap = _overlap(cand.topic, item.topic) if cand.topic and item.topic else 0
@@ -956,9 +974,12 @@ def relate(
             named.add(item.id)
             score += 3
         item_units = _units(item.numbers)
+        # (a weekday beside a measured value is when it starts, not the value: "changed
+        # the dose to 75mcg starting next monday" is no "500mg, started tuesday")
+        shared_types = types & _types(item.numbers) - ({"weekday"} if units else set())
         same_unit = (
             bool(units & item_units)
-            or (bool(types & _types(item.numbers)) and not _apart(cand.numbers, item.numbers))
+            or (bool(shared_types) and not _apart(cand.numbers, item.numbers))
             # "drop workers to 2 per pod": a bare count of what "4 uvicorn workers" counts
             or bool(counted and counted in item_units)
             # "make it 5 retries" against "Retries should be 3 max": a count of what the
@@ -1017,8 +1038,11 @@ def relate(
         if same_unit or same_kind_of_thing:
             # between items that hold the same kind of value, the one that shares the
             # clause's words ("we land October 20 now": "we land October 18", not "Move
-            # date is October 15")
-            score += min(len(words & subjects.content_words(item.content)), 2)
+            # date is October 15"), or the words of the message before the clause ("the
+            # school extended deadlines by 2 weeks, so june 13 now": the deadline, not
+            # the draft's date)
+            theirs = subjects.content_words(item.content)
+            score += min(len(words & theirs), 2) or int(bool(before & theirs))
         if score:
             scored.append((score, n, item))
     scored.sort(key=lambda t: (-t[0], -t[1]))

@@ -615,8 +615,10 @@ _SETTING_BEFORE_VALUE = re.compile(
 _NAMED_VALUE = re.compile(r"^(?P<np>[A-Za-z][\w.-]{1,30})\s*(?=\d)(?!\d+(?:\.\d+)*[a-z]?\s*$)")
 _NOT_A_NAME = STOP | frozenset(
     """make set keep use go bump raise give take need want only about around like maybe max
-    min under over at to with for in on by is are be was were v version python node""".split()
-)
+    min under over at to with for in on by is are be was were v version python node
+    jan january feb february mar march apr april may jun june jul july aug august sep sept
+    september oct october nov november dec december""".split()
+)  # (a month before its day is the value, not what it is of: "june 13 now")
 _BEFORE_VERSION = re.compile(r"\b([A-Za-z][A-Za-z+#-]*)\s+$")
 
 
