@@ -1391,6 +1391,41 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ],
             ("retracted", 2, 1),
         ),
+        # from a trial of health, money and study chats
+        (
+            [
+                "gonna move sessions to after 8pm, work's been crazy",
+                "nah scratch that, mornings are better, 6am, gym's empty",
+            ],
+            ("superseded", 2, 1),
+        ),
+        (
+            [
+                "goal is 100kg squat by end of the year",
+                "drop the 100kg goal for now, shoulder first",
+            ],
+            ("retracted", 2, 1),
+        ),
+        (
+            ["btw the dentist appointment on the 14th", "dentist cancelled, nvm that"],
+            ("retracted", 2, 1),
+        ),
+        (["五一想去日本玩", "不去日本了 改去韩国 便宜点"], ("retracted", 2, 1)),
+        (["五一想去日本玩", "五一人太多了 改成十月初去"], ("superseded", 2, 1)),
+        (
+            [
+                "my co-supervisor said 2,000 is enough for the discussion",
+                "lets not worry about the co-supervisor's 2k thing, going with 3k",
+            ],
+            ("retracted", 2, 1),
+        ),
+        (
+            [
+                "每天 1800 kcal 左右",
+                "营养师上周说 1800 太多了 应该 1600。我觉得她说的有道理 就 1600 吧",
+            ],
+            ("superseded", 2, 1),
+        ),
     ],
 )
 def test_links_in_the_words_people_use(
@@ -1440,6 +1475,21 @@ def test_a_value_the_assistant_named_for_another_reason_is_not_what_is_put_right
     assert status["we'll take the train down at 4pm"] == "superseded"
 
 
+def test_a_value_settled_after_another_persons_word_puts_the_old_one_right(
+    tmp_path: Path,
+) -> None:
+    rt = runtime(tmp_path)
+    said = [
+        "groceries max $500 a month",
+        "my partner says groceries at 500 is unrealistic for 2 people and we should do 600."
+        " fine, she does most of the shopping, 600 it is",
+    ]
+    rt.on_events(Event("w", n, "user/message", text) for n, text in enumerate(said, 1))
+    status = {i.content: i.status for i in rt.store.items("w", ("active", "superseded"))}
+    assert status["groceries max $500 a month"] == "superseded"
+    assert status["600 it is"] == "active"
+
+
 def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path) -> None:
     rt = runtime(tmp_path)
     said = [
@@ -1480,6 +1530,10 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
             "its a 10 day course of amoxicillin",
             "my husband says 4 hours between the pills is overkill",
         ],
+        # another person's "no longer", a question, a cancellation with nothing named
+        ["五一去杭州", "他说不去杭州了"],
+        ["我们周六去爬山", "不买票了也能进吗"],
+        ["the concert is on the 14th", "I cancelled"],
         # a change of plan does not scratch the fact told just before it
         ["最好离地铁近一点", "我老婆不吃辣", "算了还是住全季吧 离西湖近"],
         # another person agreeing, or speaking of something else

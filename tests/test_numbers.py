@@ -583,6 +583,15 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("鸡胸肉大概 200g", [("200g", "quantity", 200, None, "g", None)]),
     ("数据集大概 200g", [("200g", "quantity", 200, None, "GB", None)]),
     ("显存 24g 够吗", [("24g", "quantity", 24, None, "GB", None)]),
+    # a part of a month: the month (its end: the last day); "late may" as a verb is none
+    ("early October", [("early October", "date", "--10", None, None, None)]),
+    ("moving mid-august", [("mid-august", "date", "--08", None, None, None)]),
+    ("late May 2026", [("late May 2026", "date", "2026-05", None, None, None)]),
+    ("by the end of June", [("end of June", "date", "06-30", None, None, "upper")]),
+    ("改成十月初去", [("十月初", "date", "--10", None, None, None)]),
+    ("5月中旬出结果", [("5月中旬", "date", "--05", None, None, None)]),
+    ("running late may cause trouble", []),
+    ("mid-level engineer, late fee", []),
     # micrograms, glued or not
     ("levothyroxine 50mcg", [("50mcg", "quantity", 50, None, "mcg", None)]),
     ("200 µg of B12", [("200 µg", "quantity", 200, None, "mcg", None)]),

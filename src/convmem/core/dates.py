@@ -89,6 +89,18 @@ _DAY_AFTER = re.compile(
 _CN_MONTH_END = re.compile(
     r"(?<![\d零〇一二三四五六七八九十])(?:(\d{4})年)?(?:(\d{1,2}|[一二三四五六七八九十]{1,3})月)?底"
 )
+#: A part of a month: "early October", "mid-june", "late May 2026", "the end of June",
+#: "十月初", "5月中旬", "3月下旬". The end of a month is its last day; another part is
+#: the month ("--10", or "2026-05" with its year), and ``raw`` keeps which part.
+_EN_MONTH_PART = re.compile(
+    rf"\b(early|beginning of|start of|mid|middle of|late|end of)[\s-]*({_MONTH_RE})"
+    rf"(?![\w-])(?!\s+\d{{1,2}}(?!\d))(?:,?\s+(\d{{4}}))?",
+    re.I,
+)
+_CN_MONTH_PART = re.compile(
+    r"(?<![\d零〇一二三四五六七八九十])(?:(\d{4})年)?(\d{1,2}|[一二三四五六七八九十]{1,3})\s?月"
+    r"(初|上旬|中旬|下旬|中(?=[\s，,。出前后去回走到左]|$))"
+)
 #: "the end of 2026": the year's last day.
 _END_OF = re.compile(r"\bend of\s+(\d{4})\b", re.I)
 #: Words after which a lower-case "may 5" is the month: a modal never follows them.
@@ -177,6 +189,21 @@ def find_dates(f: _Finds) -> None:
         last = calendar.monthrange(year or 2001, month)[1]  # a year that is no leap year
         value = f"{year:04d}-{month:02d}-{last:02d}" if year else f"{month:02d}-{last:02d}"
         f.add(Value(m.group(), "date", value, None, *m.span()))  # 8月底, 2024年底
+    for m in (*_EN_MONTH_PART.finditer(t), *_CN_MONTH_PART.finditer(t)):
+        english = m.re is _EN_MONTH_PART
+        part, month_text, year_text = (m[1], m[2], m[3]) if english else (m[3], m[2], m[1])
+        month = _MONTHS.get(month_text.lower().rstrip(".")) if english else small_int(month_text)
+        year = int(year_text) if year_text else None
+        if not month or not 1 <= month <= 12 or not f.free(*m.span()):
+            continue
+        if english and month_text == "may" and not _MAY_DAY_END.match(t, m.end()):
+            continue  # "running late may cause…": the verb
+        if part.lower() == "end of":
+            last = calendar.monthrange(year or 2001, month)[1]
+            value = f"{year:04d}-{month:02d}-{last:02d}" if year else f"{month:02d}-{last:02d}"
+        else:
+            value = f"{year:04d}-{month:02d}" if year else f"--{month:02d}"
+        f.add(Value(m.group(), "date", value, None, *m.span()))
     for m in _ISO_DATE.finditer(t):
         y, mo, d = int(m[1]), int(m[2]), int(m[3])
         if 1 <= mo <= 12 and 1 <= d <= 31 and f.free(*m.span()):

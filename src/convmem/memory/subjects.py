@@ -235,6 +235,7 @@ def _replaced(m: re.Match[str], old: str) -> bool:
 
 _CORRECTION = re.compile(
     r"^(?:actually|correction|scratch that|wait|sorry|oops|my bad|not quite|hold on|update)\b"
+    r"|^(?:nah|no|nope|ok|okay|hmm|ugh|oh)[\s,]+(?:scratch|forget) that\b"
     r"|\b(?:make it|make that|change (?:it|that|this) to|change to|switch to|switching to"
     r"|instead of|rather than|should be \S+ instead|use \S+ instead|instead|i meant|i mean"
     r"|changed my mind|change of plans?|on second thought"
@@ -290,6 +291,10 @@ _CHANGE = re.compile(
     r"(?![^，,。]*(?:的话|就好了|吗|[?？]))"
     r"|放宽到|收紧到|提高到|降低到|加到|减到|增加到|减少到|挪到|推到|推迟到|延到|延后到|延长到|提前到"
     r"|调到|调整到|涨到|降到|改到"
+    # a value settled on, often after another's word: "就 1600 吧", "fine, 600 it is"
+    # (not "我就10分钟", only ten minutes; "那就8寸吧" most often picks an option)
+    r"|(?:^|[\s，,])就\s*[\d两一二三四五六七八九十][^，,。？?]{0,5}吧\W*$"
+    r"|^\W*(?:(?:ok|okay|fine|so|then|alright)[\s,]+)*[$€£¥]?\d[\d,.]*k?\s+it is\b"
     # a choice or a value gone back to ("日志级别还是用info吧", "lint 超时还是3分钟吧")
     r"|(?<!用)(?<!选)还是(?:用|选|改回|换回|回到|(?:给|设成?|设为|调成?|开)?\s*[\d两]"
     r"(?![^，,。]*(?:那家|那个|的那)))"
@@ -326,13 +331,16 @@ _CALLED_OFF = (
 _RETRACT_SOURCE = (
     r"\b(?:(?:forget|scratch|scrap|drop|skip|disregard)"
     r" (?:about )?(?:what i said about )?(?:the )?"
-    r"(?P<a>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit)\b"
+    r"(?P<a>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit| goal| target)\b"
     # "dropping the redis idea", at the start of what is said (not "I keep skipping the
     # bridge part when I practice")
     r"|^\W*(?:(?:ok|so|actually|also|and|but|yeah|nah)[\s,]+)*(?:(?:i'm|we're|i am|we are)\s+)?"
     r"(?:dropping|scrapping|scratching) (?:the )?(?P<a2>[\w\s'-]{2,40}?)"
     r"(?: thing| part| requirement| idea| rule| bit| plan)\b"
     r"|forget (?:about )?(?:what i said about )?(?:the )?(?P<h>[\w\s'-]{2,40})"
+    # "lets not worry about the co-supervisor's 2k thing"
+    r"|\b(?:let's|lets|let us|we can|you can|don't|dont|do not) (?:not )?worry about (?:the )?"
+    r"(?P<wa>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit| limit| cap)\b"
     # a limit or a plan given up: "so the 450 cap is out the window"
     r"|(?:\b(?:ok|so|and|but|yeah|well|guess|the)\s+)*"
     r"(?P<ow>(?:[\w'$-]+\s){0,3}?(?:cap|limit|budget|max|minimum|plan|deadline|rule|requirement"
@@ -350,7 +358,9 @@ _RETRACT_SOURCE = (
     r"(?P<p>(?:[\w'-]+\s){0,3}?[\w'-]+)"
     r"(?: (?:is|are|'s) (?:gone|dead|scrapped)"  # (not "he's gone": the contraction is a person)
     r"|(?: is| are|\s?'s) (?:" + _CALLED_OFF + r"|cancell?ed|called off|shelved)"
-    r"| got (?:cancell?ed|shelved))(?! to\b)"
+    r"| (?:got|was|were|has been) (?:cancell?ed|shelved)"
+    # "dentist cancelled, nvm that": the plan's name, then cancelled and no object
+    r"| cancell?ed(?=\s*(?:[,.!;]|$)))(?! to\b)"
     # "cancel that dentist appt, we're switching practices"
     # ("I cancelled the U-Haul", "cancelled the caterer"; not "cancelled only from paid")
     r"|(?:\b(?:cancel (?:that |the |my |our )?|(?:(?:i|we|i've|we've)\s+(?:just\s+|already\s+)?)"
@@ -368,7 +378,7 @@ _RETRACT_SOURCE = (
     r"|(?:the )?(?P<j>[\w\s-]{2,30}?) (?:is|are) no longer (?:a requirement|needed|required"
     r"|necessary|a priority|a thing)"
     r"|drop the (?P<d>[\w\s-]{2,30}?) (?:requirement|thing|part|idea|rule|limit|cap|check"
-    r"|gate)\b"
+    r"|gate|goal|target)\b"
     r"|no need for (?:the )?(?P<e>[\w\s-]{2,30})"
     # the whole clause, about a thing named with "the": "we don't need the 200 ms limit
     # anymore" (not "if we don't need the parking anymore", "… anymore, so I'll sell it")
@@ -413,6 +423,8 @@ _RETRACT_SOURCE = (
     r"|(?:刚才|之前|前面)说的(?P<q>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:作废|不算了?)"
     r"|(?:别管|不用管|不用考虑|取消|先不搞|先别搞|先不做|先不要)(?P<g>[\u3400-\u9fffA-Za-z0-9]{1,10})"
     r"|^先别(?P<h2>[\u3400-\u9fff]{1,4})"
+    # "不去日本了 改去韩国": the place or thing, after the verb no longer done
+    r"|(?:^|[\s，,])(?:先|就|也)?不(?:去|买|订|租|报|选)(?P<n2>[\u3400-\u9fffA-Za-z0-9]{1,8}?)了"
     # "酒店不用非得在地铁站附近了": what no longer has to be so
     r"|不(?:用|必)(?:非得|一定|非要)(?:要)?(?P<v2>[\u3400-\u9fffA-Za-z0-9 ]{2,12}?)了"
     # "停车的事忘掉吧": 忘掉 after what it names ("我忘了" alone is forgetting)
@@ -421,10 +433,11 @@ _RETRACT_SOURCE = (
 #: Words one of which every retraction above holds: the costly search runs only then.
 _RETRACT_WORDS = re.compile(
     r"forget|scratch|scrap|drop|skip|never|nvm|ignore|disregard|matter|appl|no need|no longer"
+    r"|worry about"
     r"|gave up|abandoned|ditched|out the window"
     r"|need [^.!?\n]{0,60}any ?more|\b(?:off|cancell?ed|cancel|gone|dead|scrapped|shelved)\b"
     r"|不用|不需要|不要了|不管了|就算了|取消|可以不管|先放一放|不做了|不搞了|别管|先不|先别"
-    r"|删掉|去掉|作废|忘掉|不算|不[\u4e00-\u9fff]了|不用[去做搞买订办上来加装改]了|[瞎乱]说的"
+    r"|删掉|去掉|作废|忘掉|不算|不[\u4e00-\u9fff]了|不[去买订租报选][^，,。]{1,8}了|不用[去做搞买订办上来加装改]了|[瞎乱]说的"
     r"|removed|ditched|got rid of|当我没说|算了|不考虑了|停了|戒了|掉|砍了|吹了|黄了",
     _I,
 )
