@@ -365,8 +365,8 @@ _YEARS_BEFORE = re.compile(
 _ANY_NUMBER = re.compile(
     r"[\d零〇一二两俩三四五六七八九十百千万亿半]|two|three|four|five|six|seven|eight|nine|ten|eleven"
     r"|twelve|twenty|thirty|fifty|hundred|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:周|星期|礼拜)[日天]"
-    r"|(?:early|mid|late|end of|beginning of|start of|middle of)[\s-]*(?:jan|feb|mar|apr|may|jun|jul"
-    r"|aug|sep|oct|nov|dec)",
+    r"|(?:early|mid|late|end of|beginning of|start of|middle of)[\s-]*"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
     re.I,
 )
 _AMOUNT_AT = re.compile(rf"(?P<num>{_NUM})(?P<pct>\s?%)?(?:\s?(?P<mult>{_MULT}))?")
