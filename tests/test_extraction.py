@@ -938,6 +938,13 @@ def test_asking_whether_there_is_is_no_rule(message: str) -> None:
         "I want everything homemade",
         "we really need it done before my parents visit",
         "I need the report by tomorrow, can you help?",
+        "I want groceries capped at $500 a month",
+        "8月15号之前交",
+        "字数要求是10000字",
+        "page size 50",
+        "timeout: 30s",
+        "餐食要有清真的",
+        "屏幕要大一点",
     ],
 )
 def test_what_the_person_cannot_do_without_is_a_rule(message: str) -> None:
@@ -997,6 +1004,14 @@ _REQUIREMENT_RULES = (
         "i need a study plan for the NCLEX",
         "I want to be near the beach",
         "if I wanted the room near the lift what would it cost",
+        "page 50",
+        "the redis timeout is 50ms",
+        "8月15号之前交了",
+        "审计要求的",
+        "不是硬性要求",
+        "我们要有耐心",
+        "屏幕要大一点吗",
+        "my brother in law says you don't need to worry about salt if you exercise enough",
     ],
 )
 def test_a_passing_need_a_plan_a_cheer_or_a_question_is_no_requirement(message: str) -> None:
@@ -1473,6 +1488,22 @@ def test_a_value_the_assistant_named_for_another_reason_is_not_what_is_put_right
     assert status["flights max $600"] == "superseded"
     assert status["let's go with the Italian place for dinner"] == "active"
     assert status["we'll take the train down at 4pm"] == "superseded"
+
+
+@pytest.mark.parametrize(
+    ("message", "kinds"),
+    [
+        # a diet or an allergy told of someone is a fact; a mix-up put right is nothing
+        ("husband's lactose intolerant, kids hate mushrooms", ["fact"]),
+        ("my son is allergic to peanuts", ["fact"]),
+        ("过敏的是我表弟不是我😂", []),
+        # chat shorthand for "going with"
+        ("going w the 17k one", ["decision"]),
+        ("ok going w/ contractor 2", ["decision"]),
+    ],
+)
+def test_what_people_type_in_passing(message: str, kinds: list[str]) -> None:
+    assert [c.kind for c in candidates(message)] == kinds
 
 
 def test_a_value_settled_after_another_persons_word_puts_the_old_one_right(

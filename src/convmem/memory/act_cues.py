@@ -100,13 +100,14 @@ MODAL = re.compile(
 REQUIREMENT_NOUN = re.compile(
     r"\b(?:budget|limit|cap|deadline|max(?:imum)?|minimum|(?<![\d.]\s)(?<![\d.])min"
     r"|ceiling|threshold|quota|sla|slo"
-    r"|requirement|constraint|rule)\b|预算|上限|下限|截止|最晚|最迟|限额|封顶",
+    r"|requirement|constraint|rule|capped)\b|预算|上限|下限|截止|最晚|最迟|限额|封顶"
+    r"|要求(?=是?\s*[\d两一二三四五六七八九十])",
     _I,
 )
 COMMIT = re.compile(
     r"\b(?:let's go with|lets go with|let's use|lets use|let's do|let's pick|let's book|let's take"
     r"|let's stick with|let's keep|let's switch|let's move"
-    r"|let's make it|let's say|go with|going with"
+    r"|let's make it|let's say|go with|going with|go w(?=/?\s)|going w(?=/?\s)"
     r"|we(?:'ll| will| are going to|'re going to) (?:go with|use|take|do|pick|book|stick|keep"
     r"|switch|move|ship|deploy|launch|buy)"
     r"|i(?:'ll| will|'m going to| am going to) (?:go with|take|do|pick|book|buy|get|use|stick"
@@ -517,10 +518,42 @@ ZH_SETTING = re.compile(
 #: A requirement an option must meet, said as "it must have" ("要有阳台", "得有电梯").
 #: (not "要有空的话…", if there is time, nor "要有人帮忙吗", a question)
 ZH_MUST_HAVE = re.compile(
-    r"^(?!.*的话)(?:一定|必须)?(?:要|得|需要)有(?!空|时间|人)[^吗呢么？?，,。]{1,12}[。！!]?$"
+    # (what must have it may come first: "餐食要有清真的", not "我们要有耐心")
+    r"^(?!.*的话)(?![我你他她咱])(?:[^，,。！!？?\s]{1,6}?)??(?:一定|必须)?(?:要|得|需要)有"
+    r"(?!空|时间|人|点|些)[^吗呢么？?，,。]{1,12}[。！!]?$"
 )
-#: A Chinese requirement of where or what a thing must be: "酒店要靠近地铁站", "房子要朝南",
-#: "带阳台是刚需", "中文分词要支持", "我们需要一个能住4个人的房间".
+#: A diet, an allergy or an intolerance told of someone: "husband's lactose intolerant",
+#: "my son is allergic to peanuts", "她不吃辣", "我对花生过敏".
+DIET = re.compile(
+    r"\b(?:lactose[- ]intolerant|gluten[- ]intolerant|allergic to|celiac|coeliac|vegan"
+    r"|vegetarian|pescatarian|diabetic|keeps? kosher|eats? halal|(?:doesn't|don't|does not"
+    r"|do not|can't|cannot|won't) eat)\b|过敏|不吃|不能吃|吃素|乳糖不耐",
+    _I,
+)
+#: Someone else's reassurance or verdict, told: "he says you don't need to worry about
+#: salt", "she says 4 hours is overkill" (not a rule they set: "our DPO says no user data
+#: to third-party processors").
+REASSURES = re.compile(
+    r"\b(?:(?:don't|doesn't|do not|does not) (?:need|have) to|no need to|(?:is|are|'s) (?:fine"
+    r"|ok|okay|overkill|enough|plenty|not a big deal|no big deal))\b",
+    _I,
+)
+#: A deadline to hand something in, in Chinese: "8月15号之前交", "周五前提交" (not told
+#: as done: "8月15号之前交了").
+ZH_DUE = re.compile(
+    r"(?:之前|以前|前)\s*(?:要|得|必须)?(?:交|提交|完成|做完|搞定|发给?|上线|弄好|写完|改完|给到)"
+    r"(?!了|过)[^，,。]{0,4}$"
+)
+#: A setting and its value, in English shorthand: "page size 50", "batch size 32",
+#: "timeout 30s", "retries 3" (not "page 50", "room 204").
+SETTING_VALUE = re.compile(
+    r"^(?:(?:ok|so|and|also|then|pls|please)[\s,]+)*(?:the\s+)?(?:[\w-]+\s+)?"
+    r"(?:(?:page|batch|chunk|pool|cache|heap|buffer|window|step|file|image|disk|queue)[\s_-]?size"
+    r"|timeout|ttl|retries|retry (?:count|limit)|concurrency|workers|threads|replicas|port"
+    r"|interval|epochs|learning rate|lr|temperature|max[_ ]tokens|top[_ ]?[kp]|rate limit)"
+    r"\s*(?:=|:|to|at)?\s*\d[\w.]*\s*$",
+    _I,
+)
 #: A want of how a thing must be, a thing and its qualifier: "I want the hotel close to
 #: the airport", "I want everything homemade", "we need it done before July" (not "I
 #: want a smoke", "i need a study plan for the NCLEX": a thing asked for).
@@ -535,10 +568,14 @@ WANTS_IT_SO = re.compile(
     r"(?![^?]*\?)",
     _I,
 )
+#: A Chinese requirement of where or what a thing must be: "酒店要靠近地铁站", "房子要朝南",
+#: "带阳台是刚需", "中文分词要支持", "我们需要一个能住4个人的房间".
 ZH_REQUIRES = re.compile(
     # not a plan ("我要带孩子去"), a report ("朋友说要带…") or a case ("…的话")
     r"^(?!.*(?:的话|说|觉得))(?![我你他她咱])[^，,。！!？?]{0,12}?(?:一定|必须)?要"
-    r"(?:靠近|挨着|朝[东南西北]|支持|在[^，,。]{1,10}(?:附近|旁边|周边|边上))"
+    r"(?:靠近|挨着|朝[东南西北]|支持|在[^，,。]{1,10}(?:附近|旁边|周边|边上)"
+    # how it must be, compared: "屏幕要大一点", "房间要安静些"
+    r"|(?:大|小|高|低|长|短|轻|快|新|便宜|安静|亮|宽|软|硬|近)一?(?:点|些)(?![^，,。]*[吗呢?？]))"
     r"|(?<!这个)(?<!那个)(?<![这那不没])是刚需[。！!]?$"
     r"|^(?:我们|咱们)(?:还|也|一定|必须)?(?:需要|得有)"
     r"(?=[^，,。！!？?吗呢]*(?:\d|[一两二三四五六七八九十][个间辆张套台人位]))"
@@ -651,7 +688,7 @@ WHIM = re.compile(
 #: What another person said, opening the clause: "she said she can put up to $300 toward
 #: the movers", "my landlord told me it's $50 more from June".
 OTHERS_SAID = re.compile(
-    r"^(?:(?:and|but|so|also|oh|well)[\s,]+)*(?:(?:she|he|they)\s+|(?:my|our)\s+(?:[\w-]+\s+){1,2}?)"
+    r"^(?:(?:and|but|so|also|oh|well)[\s,]+)*(?:(?:she|he|they)\s+|(?:my|our)\s+(?:[\w-]+\s+){1,3}?)"
     r"(?:says?|said|told me|mentioned)\b",
     _I,
 )

@@ -278,6 +278,10 @@ def classify(text: str, ctx: Context = Context()) -> Act:
     return Act(kind, "model", names, numbers, parts, p)
 
 
+#: Who it is not: "过敏的是我表弟不是我" (a mix-up put right, nothing to keep).
+_NOT_ME = re.compile(r"不是我|\bnot (?:me|mine|us)\b", re.I)
+
+
 #: The rule of a choice settled as "X it is" (see :func:`settled_choice`).
 SETTLED = "a choice settled: 'X it is'"
 
@@ -358,6 +362,19 @@ def guide_rule(
         return "fact", "a lasting change in a life, told (just turned 12, 健身半年了)"
     if kind is None and values and not asks and vocab.OTHERS_SAID.match(text):
         return "fact", "what another person said, with a value"
+    if (
+        kind in ("constraint", "preference")
+        and not values
+        and vocab.OTHERS_SAID.match(text)
+        and vocab.REASSURES.search(text)
+    ):
+        return "fact", "another person's reassurance, told"
+    if kind is None and not asks and vocab.DIET.search(text) and not _NOT_ME.search(text):
+        return "fact", "a diet, an allergy or an intolerance, told"
+    if kind in (None, "fact") and not asks and vocab.SETTING_VALUE.match(text):
+        return "constraint", "a setting and its value"
+    if kind in (None, "fact") and not asks and vocab.ZH_DUE.search(text):
+        return "constraint", "a deadline to hand something in (8月15号之前交)"
     if kind is not None and vocab.WORRY.search(text):
         return None, "a worry, not a wish"
     if kind is not None and vocab.ZH_ENDS_ASKING.search(text):
