@@ -592,6 +592,29 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("5月中旬出结果", [("5月中旬", "date", "--05", None, None, None)]),
     ("running late may cause trouble", []),
     ("mid-level engineer, late fee", []),
+    # 字 inside another word, 一次性 (at once): no count
+    ("只要 timestamp, level, msg 三个字段", [("三个字段", "quantity", 3, None, "字段", None)]),
+    ("别一次性读进内存", []),
+    # a time that may not come after, or not before: the limit turns round
+    ("I'd rather not land after 10pm", [("10pm", "time", "22:00", None, None, "upper")]),
+    ("#1 cant start till may 20", [("may 20", "date", "05-20", None, None, "lower")]),
+    ("don't book anything before 9am", [("9am", "time", "09:00", None, None, "lower")]),
+    ("not before 9am", [("9am", "time", "09:00", None, None, "lower")]),
+    ("dont want to wait until may 3", [("may 3", "date", "05-03", None, None, "upper")]),
+    ("must finish before 5pm", [("5pm", "time", "17:00", None, None, "upper")]),
+    # "max" after a rate is the rate's, not the day's after it
+    (
+        "4 days a week max, tuesdays",
+        [
+            ("4 days", "duration", 4, None, "day", "upper"),
+            ("tuesdays", "date", "tuesday", None, None, None),
+        ],
+    ),
+    # thousands written with dots beside euros
+    ("1.800 €", [("1.800 €", "money", 1800, None, "EUR", None)]),
+    ("Miete 1.400 Euro warm", [("1.400 Euro", "money", 1400, None, "EUR", None)]),
+    ("we pay 2.5 € per item", [("2.5 €", "money", 2.5, None, "EUR", None)]),
+    ("1.500 was what the bank said", [("1.500", "number", 1.5, None, None, None)]),
     # micrograms, glued or not
     ("levothyroxine 50mcg", [("50mcg", "quantity", 50, None, "mcg", None)]),
     ("200 µg of B12", [("200 µg", "quantity", 200, None, "mcg", None)]),

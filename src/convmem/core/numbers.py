@@ -202,6 +202,13 @@ _LIMIT_NOUN_UPPER = re.compile(
     r"\b(?:max(?:imum)?|limit|cap|ceiling|deadline|no more than)\b|上限|最多|最高|最晚|最迟|封顶",
     re.I,
 )
+_RATE_THEN_MAX = re.compile(r"\s*(?:a|an|per|each|every)\s+\w+\s+(?:max|tops|at most)\b", re.I)
+#: Thousands written with dots, as in German and much of Europe, beside euros.
+_DOT_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
+_EURO_AFTER = re.compile(
+    r"[^.,;\n\d]{0,12}?(?:\d{1,3}(?:\.\d{3})+\s?)?(?:€|\bEUR\b|\bEuros?\b)", re.I
+)
+_DEADLINE_NOUN = re.compile(r"\b(?:deadline|latest)\b|最晚|最迟|截止", re.I)
 _LIMIT_NOUN_LOWER = re.compile(r"\b(?:min(?:imum)?|floor)\b|下限|底线|至少|最少|最低", re.I)
 #: A ceiling named after its amount: "$500 limit", "50k hard cap".
 _LIMIT_WORD = r"(?:cap|ceiling|limit)\b"
@@ -294,13 +301,20 @@ _RESOLUTION_BEFORE = re.compile(r"(?:寸|inch|\d\")\s*$", re.I)
 _OF_US = re.compile(r"\s+of\s+us\b", re.I)
 
 
+#: What makes 字 part of another word: 字段 (a field), 字母 (a letter), 字节 (a byte).
+_WORD_COMPOUND = frozenset("段母节幕典体样号")
+
+
 def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     """A unit written at ``pos`` (after a number): (canonical, type, end)."""
     m = _UNIT_AFTER.match(text, pos)
     if not m:
         return None
     word = m.group().strip().lower()
-    if m.group().isupper() and text[m.end() : m.end() + 1].isdigit():
+    follows = text[m.end() : m.end() + 1]
+    if follows == "性" or (word in ("个字", "字") and follows in _WORD_COMPOUND):
+        return None  # 一次性 (at once), 三个字段 (fields): no unit of count
+    if m.group().isupper() and follows.isdigit():
         return None  # "4个H100": a model name, not hours
     if m.group() == "M" and _SIZE_M.match(text, m.end()) and not _ZH_MONEY_WORD.search(text):
         return "MB", "quantity", m.end()  # 镜像300M以内: a size (metres are a lower-case m)
@@ -678,6 +692,10 @@ class _Finder:
                 return Value(t[begin : joined.end(1)], kind, value, canonical, begin, joined.end(1))
             value = _to_float(m["num"])
             end = m.end()
+            if _DOT_THOUSANDS.fullmatch(m["num"]) and (
+                cur_sign == "EUR" or _EURO_AFTER.match(t, end)
+            ):
+                value = float(m["num"].replace(".", ""))  # "1.800 €", "350.000 bis 400.000 €"
             if (
                 m["mult"] in ("k", "K")
                 and cur_sign is None
@@ -874,8 +892,8 @@ class _Finder:
         timely = value.type in ("date", "time")
         if _MORE_THAN_INSIDE.search(value.raw):
             return "lower"  # "40多分钟", "三个多小时"
-        if _UPPER_AFTER.match(after):
-            return "upper"
+        if _UPPER_AFTER.match(after) or _RATE_THEN_MAX.match(t, value.end):
+            return "upper"  # ("4 days a week max")
         if _LOWER_AFTER.match(after) and not re.match(r"\s*多(?:少|久|长|大)", after):
             return "lower"
         if value.high is not None:
@@ -899,11 +917,26 @@ class _Finder:
             ):
                 return "upper"  # "can't spend more than $2,000", "nothing over 80k miles"
             return "lower"
-        if timely and _DEADLINE_BEFORE.search(before):
-            return "upper"
-        if timely and _AFTER_BEFORE.search(before):
-            return "lower"
+        if timely:
+            # what may not happen until, or after, a time turns it round: "can't start
+            # till may 20" is the earliest start, "not land after 10pm" the latest
+            deadline = _DEADLINE_BEFORE.search(before)
+            after_word = _AFTER_BEFORE.search(before)
+            said = after_word or deadline  # ("not before 9am" is the earliest)
+            cue = value.start - len(before) + said.start() if said else value.start
+            negated = _NEGATION.search(t, max(0, value.start - 40), cue)
+            if after_word:
+                return "upper" if negated else "lower"
+            if deadline:
+                held = (
+                    negated
+                    and re.match(r"until|till|before", deadline.group(), re.I)
+                    and not re.search(r"\bwait\s*$", t[:cue], re.I)  # "don't want to wait until"
+                )
+                return "lower" if held else "upper"
         near = t[max(0, value.start - 32) : value.start]
+        if timely and not _DEADLINE_NOUN.search(near):
+            return None  # "4 days a week max, tuesdays": the max is the days'
         if _LIMIT_NOUN_UPPER.search(near):
             return "upper"
         if _LIMIT_NOUN_LOWER.search(near):

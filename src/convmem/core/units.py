@@ -53,7 +53,7 @@ _units("line", "quantity", "lines", "line", "行")
 _units("word", "quantity", "words", "word")
 _units("%", "percent", "%", "percent", "per cent", "pct")
 _units("USD", "money", "dollars", "dollar", "bucks", "usd", "美元", "美金", "刀")
-_units("EUR", "money", "euros", "euro", "eur", "欧元")
+_units("EUR", "money", "euros", "euro", "eur", "欧元", "€")
 _units("GBP", "money", "pounds", "quid", "gbp", "英镑")
 _units("CNY", "money", "元", "块钱", "块", "rmb", "cny", "人民币")
 _units("JPY", "money", "yen", "jpy", "日元")
@@ -100,7 +100,7 @@ CURRENCY_CODES = {"usd": "USD", "eur": "EUR", "gbp": "GBP", "rmb": "CNY", "cny":
 
 #: English words that follow a number but are not what it counts.
 NOT_NOUNS = frozenset(
-    """a an the and or of to in on at for with by from into as is are was were be been
+    """a an the and or of to in on at for with by from into as is are was were be been bis
     am pm more less than then so but if it its this that these those i we you he she they
     me my our your his her their them us what which who how when where why not no yes all
     any some each every other another both either neither one two three same few many much
