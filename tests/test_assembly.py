@@ -135,6 +135,38 @@ def test_insufficient_evidence_statement(tmp_path: Path) -> None:
     assert "No committed evidence in this session's memory supports" in result.text
 
 
+def test_a_task_is_owed_no_insufficient_evidence_notice(tmp_path: Path) -> None:
+    """Work asked for ("write the export script now") is no question about the past: the
+    notice that memory holds nothing on it would only contradict the evidence quoted."""
+    rt = runtime(tmp_path, assembly__locale="en", retrieval__standing_limit=0)
+    rt.on_events([Event("t", 1, "user/message", "I prefer tabs over spaces.")])
+    for task in ("write the export script now", "ok now add the retry wrapper", "帮我把脚本写完"):
+        assert "No committed evidence" not in rt.assemble("t", [], query=task).text
+    for asked in ("which cluster did we pick?", "remind me what we decided about retries"):
+        assert "No committed evidence" in rt.assemble("t", [], query=asked).text
+
+
+def test_a_choice_stands_however_short(tmp_path: Path) -> None:
+    rt = runtime(tmp_path, assembly__locale="en")
+    rt.on_events(
+        [
+            Event("c", 1, "user/message", "Let's set up the nightly export."),
+            Event(
+                "c",
+                2,
+                "assistant/message",
+                "pandas or polars?",
+                role="assistant",
+                source_kind="model",
+            ),
+            Event("c", 3, "user/message", "polars"),
+            Event("c", 4, "user/message", "never touch the prod primary, read from the replica"),
+        ]
+    )
+    block = rt.assemble("c", [], query="write the export script now").text
+    assert "· decision · user] polars" in block
+
+
 def test_an_event_that_says_more_than_its_replaced_clause_is_still_quoted(tmp_path: Path) -> None:
     """An event is left out for holding only replaced values when nothing else in it is
     worth quoting; what extraction did not keep beside them (a number, a few words) is

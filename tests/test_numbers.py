@@ -581,6 +581,12 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
         ],
     ),
     ("鸡胸肉大概 200g", [("200g", "quantity", 200, None, "g", None)]),
+    ("我上传了食谱 面粉200g", [("200g", "quantity", 200, None, "g", None)]),
+    ("我的电脑16g够用吗", [("16g", "quantity", 16, None, "GB", None)]),
+    ("JVM 堆给 4g", [("4g", "quantity", 4, None, "GB", None)]),
+    ("iphone要256g的", [("256g", "quantity", 256, None, "GB", None)]),
+    ("low hanging fruit is bumping the heap to 8g", [("8g", "quantity", 8, None, "GB", None)]),
+    ("the vegas trip laptop has 16g", [("16g", "quantity", 16, None, "GB", None)]),
     ("数据集大概 200g", [("200g", "quantity", 200, None, "GB", None)]),
     ("显存 24g 够吗", [("24g", "quantity", 24, None, "GB", None)]),
     # a part of a month: the month (its end: the last day); "late may" as a verb is none
@@ -591,6 +597,10 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("改成十月初去", [("十月初", "date", "--10", None, None, None)]),
     ("5月中旬出结果", [("5月中旬", "date", "--05", None, None, None)]),
     ("running late may cause trouble", []),
+    # a lunar day, a name, the noun
+    ("五月初五 奶奶生日", []),
+    ("at the end of Jan's talk", []),
+    ("the late march was long", []),
     ("mid-level engineer, late fee", []),
     # 字 inside another word, 一次性 (at once): no count
     ("只要 timestamp, level, msg 三个字段", [("三个字段", "quantity", 3, None, "字段", None)]),

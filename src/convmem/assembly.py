@@ -41,6 +41,7 @@ from convmem.projects import (
     short_session,
     shown_before,
 )
+from convmem.query import is_task
 from convmem.retrieval import EvidenceHit, Retriever, ScoredItem, insufficient
 from convmem.wording import (
     HEADINGS,
@@ -706,7 +707,8 @@ class Assembler:
                 b.add("notice", heading, f"- [repair] {one_line(reminder)}", "notice:repair")
         if policy == "none":
             b.add("notice", heading, f"- {w['policy_none']}", "notice:policy")
-        if not found and (retrieval.signals.terms or retrieval.signals.short_terms):
+        asked = retrieval.signals.terms or retrieval.signals.short_terms
+        if not found and asked and not is_task(query):
             b.add("notice", heading, f"- {insufficient(query, self.locale)}", "notice:insufficient")
 
     def _chain_end(self, item: MemoryItem) -> MemoryItem | None:

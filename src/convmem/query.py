@@ -77,6 +77,32 @@ class QuerySignals:
         return not (self.terms or self.short_terms or self.exact)
 
 
+#: A query that gives work to do and asks nothing of the past: "write the export script
+#: now", "fix the failing test", "帮我把脚本写完" (not "remind me what we decided", "what
+#: port did we pick?", "写的时候用之前说的格式吗").
+_TASK = re.compile(
+    r"^\W*(?:(?:ok|okay|now|so|then|please|pls|alright|great|cool|thanks|go ahead and"
+    r"|let's|lets)[\s,!.]+)*"
+    r"(?:write|implement|add|fix|create|build|make|run|refactor|update|generate|draft|deploy"
+    r"|rename|remove|delete|convert|set up|install|start|continue|go on|finish|rewrite|clean up"
+    r"|move|split|merge|test|debug|format|translate|summari[sz]e|plan|book|order)\b"
+    r"|^\W*(?:请|麻烦)?(?:帮我|给我)?(?:把[^，,。？?]{1,12}?)?"
+    r"(?:写|实现|加|修|改|生成|跑|部署|重构|继续|开始|翻译|总结|整理|订|安排)",
+    re.IGNORECASE,
+)
+_ASKS_OF_THE_PAST = re.compile(
+    r"[?？]|\b(?:remind|recall|remember|earlier|before|said|told|decided|agreed|we picked"
+    r"|what|which|when|where|who|why|how)\b|之前|刚才|上次|说过|决定|记得|什么|哪|吗|呢|多少|几",
+    re.IGNORECASE,
+)
+
+
+def is_task(text: str) -> bool:
+    """Whether a query only gives work to do: memory that does not bear on it is no gap
+    in what the person said, so no "insufficient evidence" notice is owed."""
+    return bool(_TASK.search(text)) and not _ASKS_OF_THE_PAST.search(text)
+
+
 def query_signals(text: str, max_tokens: int = 160) -> QuerySignals:
     """Tokens, ranking terms and exact terms of a query; safe for any input text."""
     text = normalize_text(text[:20_000])

@@ -93,13 +93,14 @@ _CN_MONTH_END = re.compile(
 #: "十月初", "5月中旬", "3月下旬". The end of a month is its last day; another part is
 #: the month ("--10", or "2026-05" with its year), and ``raw`` keeps which part.
 _EN_MONTH_PART = re.compile(
-    rf"\b(early|beginning of|start of|mid|middle of|late|end of)[\s-]*({_MONTH_RE})"
-    rf"(?![\w-])(?!\s+\d{{1,2}}(?!\d))(?:,?\s+(\d{{4}}))?",
+    rf"\b((?<!the )early|beginning of|start of|(?<!the )mid|middle of|(?<!the )late|end of)"
+    rf"[\s-]*({_MONTH_RE})"
+    rf"(?![\w'’-])(?!\s+\d{{1,2}}(?!\d))(?:,?\s+(\d{{4}}))?",
     re.I,
 )
 _CN_MONTH_PART = re.compile(
     r"(?<![\d零〇一二三四五六七八九十])(?:(\d{4})年)?(\d{1,2}|[一二三四五六七八九十]{1,3})\s?月"
-    r"(初|上旬|中旬|下旬|中(?=[\s，,。出前后去回走到左]|$))"
+    r"(初(?![一二三四五六七八九十])|上旬|中旬|下旬|中(?=[\s，,。出前后去回走到左]|$))"
 )
 #: "the end of 2026": the year's last day.
 _END_OF = re.compile(r"\bend of\s+(\d{4})\b", re.I)

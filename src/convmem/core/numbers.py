@@ -266,22 +266,23 @@ _NOT_SQUARE_METRES = tuple("时常均台安静稳价衡板躺")
 
 
 #: What makes a lower-case g grams, near the number: food and the body ("160g protein",
-#: "500g flour"); elsewhere it is gigabytes ("jvm heap 6g", "16g ram").
+#: "500g flour", "鸡胸肉大概 200g"); elsewhere it is gigabytes ("jvm heap 6g", "16g ram").
 _GRAMS_NEAR = re.compile(
     r"protein|carb|fat\b|fibre|fiber|sugar|salt|sodium|flour|butter|rice|pasta|oat|cheese"
     r"|chocolate|coffee|bean|meat|chicken|beef|fish|serving|portion|calorie|\bcal\b|kcal"
-    r"|dose|powder|creatine|weigh|diet|\beat|food|snack|whey|scoop|shake|yog(?:h)?urt|\bnuts?\b"
-    r"|almond|peanut|\boats?\b|veg|fruit|breast|\beggs?\b|tofu"
-    r"|蛋白|糖|盐|面粉|米饭",
+    r"|dose|powder|creatine|weigh|diet|\beat|food|snack|whey|scoop|shake|yog(?:h)?urt"
+    r"|almond|peanut|\boats?\b|\bveg(?:gies?|etables?)?\b|breast|\beggs?\b|tofu"
+    r"|蛋白|碳水|脂肪|糖|盐|面粉|米饭|鸡胸|鸡蛋|牛肉|猪肉|鱼肉|蔬菜|水果|燕麦|坚果|牛奶|酸奶|豆腐|食谱|克重|体重"
+    r"|每顿|每餐|吃",
     re.I,
 )
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-#: What a size in gigabytes is said of, in Chinese text, where a lower-case g after a
-#: number is otherwise grams ("鸡胸肉大概 200g", but "内存16g").
+#: What a size in gigabytes is said of: the nearer of the two decides ("我上传了食谱
+#: 面粉200g" is grams, "蛋白粉…内存16g" gigabytes).
 _GIGABYTES_NEAR = re.compile(
     r"内存|显存|硬盘|存储|流量|带宽|容量|空间|磁盘|固态|机器|服务器|显卡|镜像|文件|数据|模型|权重"
-    r"|日志|缓存|备份|下载|上传|安装包|"
-    r"\b(?:ram|disk|memory|gpu|vram|ssd|hdd|storage|data|file|image|heap|limit|request)s?\b",
+    r"|日志|缓存|备份|下载|上传|安装包|电脑|手机|U盘|网盘|容器|堆|信号|网速|套餐"
+    r"|\b(?:ram|disk|memory|mem|gpu|vram|ssd|hdd|storage|data|file|image|heap|limit|request"
+    r"|laptop|macbook|iphone|ipad|phone|pc|pod|container|vm|node|server|drive|jvm|k8s)s?\b",
     re.I,
 )
 #: An HTTP status written in the plural ("retry on 429s", "the 503s"), after the words
@@ -305,6 +306,20 @@ _OF_US = re.compile(r"\s+of\s+us\b", re.I)
 _WORD_COMPOUND = frozenset("段母节幕典体样号")
 
 
+def _grams(text: str, start: int, end: int) -> bool:
+    """Whether a lower-case g written at ``start..end`` is grams: a word of food or the
+    body is nearer it than a word of storage or memory, within 30 characters."""
+
+    def nearest(pattern: re.Pattern[str]) -> int | None:
+        lo = max(0, start - 30)
+        spans = [m.span() for m in pattern.finditer(text, lo, end + 30)]
+        gaps = [max(a - end, start - b, 0) for a, b in spans]
+        return min(gaps) if gaps else None
+
+    food, storage = nearest(_GRAMS_NEAR), nearest(_GIGABYTES_NEAR)
+    return food is not None and (storage is None or food < storage)
+
+
 def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     """A unit written at ``pos`` (after a number): (canonical, type, end)."""
     m = _UNIT_AFTER.match(text, pos)
@@ -322,12 +337,7 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
         return None  # "backoff on 429s", "the 503s": HTTP statuses, not seconds
     if word == "g" and pos < len(text) and text[pos] == " ":
         return None  # "3 g…": a lone g after a space is rarely grams or gigabytes
-    if m.group() == "g" and (
-        not _GIGABYTES_NEAR.search(text)
-        if _HAN.search(text)
-        else _GRAMS_NEAR.search(text, max(0, pos - 30), m.end() + 30)
-    ):
-        # "160g protein", "鸡胸肉大概 200g": grams ("16g ram", "内存16g": gigabytes)
+    if m.group() == "g" and _grams(text, pos, m.end()):
         return "g", "quantity", m.end()
     if word == "兆" and (
         not text[pos - 1 : pos].isdigit() or text[m.end() : m.end() + 1] in "瓦赫元日美"

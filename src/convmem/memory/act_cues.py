@@ -100,14 +100,17 @@ MODAL = re.compile(
 REQUIREMENT_NOUN = re.compile(
     r"\b(?:budget|limit|cap|deadline|max(?:imum)?|minimum|(?<![\d.]\s)(?<![\d.])min"
     r"|ceiling|threshold|quota|sla|slo"
-    r"|requirement|constraint|rule|capped)\b|预算|上限|下限|截止|最晚|最迟|限额|封顶"
-    r"|要求(?=是?\s*[\d两一二三四五六七八九十])",
+    r"|requirement|constraint|rule)\b|预算|上限|下限|截止|最晚|最迟|限额|封顶"
+    r"|要求(?=[是为]\s*[\d两一二三四五六七八九十])",
     _I,
 )
 COMMIT = re.compile(
     r"\b(?:let's go with|lets go with|let's use|lets use|let's do|let's pick|let's book|let's take"
     r"|let's stick with|let's keep|let's switch|let's move"
-    r"|let's make it|let's say|go with|going with|go w(?=/?\s)|going w(?=/?\s)"
+    r"|let's make it|let's say|go with|going with"
+    # chat shorthand before an option: "going w the 17k one", "ok going w contractor 2"
+    r"|go(?:ing)? w(?=/?\s+(?:the\s+)?(?:[\w$.#-]+\s+){0,2}one\b"
+    r"|/?\s+(?:(?:option|#)\s*|[a-z]+\s+#?)?\d\b\s*(?:[,.;!]|$))"
     r"|we(?:'ll| will| are going to|'re going to) (?:go with|use|take|do|pick|book|stick|keep"
     r"|switch|move|ship|deploy|launch|buy)"
     r"|i(?:'ll| will|'m going to| am going to) (?:go with|take|do|pick|book|buy|get|use|stick"
@@ -518,39 +521,45 @@ ZH_SETTING = re.compile(
 #: A requirement an option must meet, said as "it must have" ("要有阳台", "得有电梯").
 #: (not "要有空的话…", if there is time, nor "要有人帮忙吗", a question)
 ZH_MUST_HAVE = re.compile(
-    # (what must have it may come first: "餐食要有清真的", not "我们要有耐心")
-    r"^(?!.*的话)(?![我你他她咱])(?:[^，,。！!？?\s]{1,6}?)??(?:一定|必须)?(?:要|得|需要)有"
-    r"(?!空|时间|人|点|些)[^吗呢么？?，,。]{1,12}[。！!]?$"
+    r"^(?!.*的话)(?:一定|必须)?(?:要|得|需要)有(?!空|时间|人)[^吗呢么？?，,。]{1,12}[。！!]?$"
 )
 #: A diet, an allergy or an intolerance told of someone: "husband's lactose intolerant",
 #: "my son is allergic to peanuts", "她不吃辣", "我对花生过敏".
 DIET = re.compile(
-    r"\b(?:lactose[- ]intolerant|gluten[- ]intolerant|allergic to|celiac|coeliac|vegan"
+    r"\b(?:i'm|i am|i|we're|we are|we|he's|he is|he|she's|she is|she|they're|they are|they"
+    r"|[a-z]+'s|my [a-z]+(?: [a-z]+)?(?: is| are)?|kids?|son|daughter|husband|wife)\s+"
+    r"(?:(?:is|are|also|still|very|severely|mildly|now|went)\s+)*"
+    r"(?:lactose[- ]intolerant|gluten[- ]intolerant|allergic to|celiac|coeliac|vegan"
     r"|vegetarian|pescatarian|diabetic|keeps? kosher|eats? halal|(?:doesn't|don't|does not"
-    r"|do not|can't|cannot|won't) eat)\b|过敏|不吃|不能吃|吃素|乳糖不耐",
+    r"|do not|can't|cannot|won't) eat)\b"
+    # (said of oneself with no subject: "乳糖不耐受", "对花生过敏")
+    r"|^(?:也|还|而且)?(?:乳糖不耐|对[^，,。]{1,6}过敏)"
+    r"|(?:我|他|她|老公|老婆|孩子|儿子|女儿|妈|爸|我们|家里)(?![^，,。]*(?:今天|今晚|中午|这顿|晚饭了|午饭了))"
+    r"[^，,。]{0,6}?(?:不吃(?![亏惊醋香力苦软硬])|不能吃|吃素|过敏|乳糖不耐)",
     _I,
 )
 #: Someone else's reassurance or verdict, told: "he says you don't need to worry about
 #: salt", "she says 4 hours is overkill" (not a rule they set: "our DPO says no user data
 #: to third-party processors").
 REASSURES = re.compile(
-    r"\b(?:(?:don't|doesn't|do not|does not) (?:need|have) to|no need to|(?:is|are|'s) (?:fine"
-    r"|ok|okay|overkill|enough|plenty|not a big deal|no big deal))\b",
+    r"\b(?:(?:don't|doesn't|do not|does not) (?:need|have) to worry|no need to worry"
+    r"|(?:is|are|'s) (?:overkill|plenty|not a big deal|no big deal))\b",
     _I,
 )
 #: A deadline to hand something in, in Chinese: "8月15号之前交", "周五前提交" (not told
 #: as done: "8月15号之前交了").
 ZH_DUE = re.compile(
-    r"(?:之前|以前|前)\s*(?:要|得|必须)?(?:交|提交|完成|做完|搞定|发给?|上线|弄好|写完|改完|给到)"
-    r"(?!了|过)[^，,。]{0,4}$"
+    r"(?:[\d一二三四五六七八九十][号日点]|周[一二三四五六日天]|星期[一二三四五六日天]|月底|年底|下班|明天|后天)"
+    r"\s*(?:之前|以前|前)\s*(?:要|得|必须)?(?:交|提交|完成|做完|搞定|发给?|上线|弄好|写完|改完|给到)"
+    r"(?![了过的])[^，,。的了]{0,4}$"
 )
 #: A setting and its value, in English shorthand: "page size 50", "batch size 32",
 #: "timeout 30s", "retries 3" (not "page 50", "room 204").
 SETTING_VALUE = re.compile(
     r"^(?:(?:ok|so|and|also|then|pls|please)[\s,]+)*(?:the\s+)?(?:[\w-]+\s+)?"
-    r"(?:(?:page|batch|chunk|pool|cache|heap|buffer|window|step|file|image|disk|queue)[\s_-]?size"
-    r"|timeout|ttl|retries|retry (?:count|limit)|concurrency|workers|threads|replicas|port"
-    r"|interval|epochs|learning rate|lr|temperature|max[_ ]tokens|top[_ ]?[kp]|rate limit)"
+    r"(?:(?:page|batch|chunk|cache|heap|buffer|step|queue)[\s_-]?size"
+    r"|timeout|ttl|retries|retry (?:count|limit)|concurrency|threads|replicas|port"
+    r"|epochs|learning rate|lr|max[_ ]tokens|top[_ ]?[kp]|rate limit)"
     r"\s*(?:=|:|to|at)?\s*\d[\w.]*\s*$",
     _I,
 )
@@ -561,11 +570,16 @@ WANTS_IT_SO = re.compile(
     r"^(?:(?:so|and|also|ok|okay|but|oh|well)[\s,]+)*(?:i|we)\s+"
     r"(?:(?:really|just|also|still|definitely|only|do)\s+)*"
     r"(?:want|need|'d like|would like|'d prefer|would prefer)\s+"
-    r"(?:the|it|everything|all|my|our|them|this|that|both|each|every|a|an)\b"
+    # a thing of the conversation, then how it must be ("the hotel close to the airport",
+    # "it in the sheet before 9am", "everything homemade")
+    r"(?:(?:the|it|everything|all|our|them|this|that|both|each|every)\b"
     r"[^,.;:?!]{0,40}?\s(?:close to|near|walking distance|within|under|below|less than"
     r"|more than|at least|at most|no more than|no later than|by|before|done|ready|finished"
-    r"|homemade|to be|to stay|to have|without|with no|on a|on the|in a|in the)\b"
-    r"(?![^?]*\?)",
+    r"|homemade|without|with no|on a|on the|in a|in the)\b"
+    # any thing, held to a limit ("a room under $200", "a flat near the station")
+    r"|(?:a|an)\b[^,.;:?!]{0,30}?\s(?:close to|near|walking distance|within|under|below"
+    r"|less than|at least|at most|no more than)\b)"
+    r"(?![^?]*\?)(?!.*\b(?:lol|lmao|haha|someday|one day|in the future)\b)",
     _I,
 )
 #: A Chinese requirement of where or what a thing must be: "酒店要靠近地铁站", "房子要朝南",
@@ -575,7 +589,8 @@ ZH_REQUIRES = re.compile(
     r"^(?!.*(?:的话|说|觉得))(?![我你他她咱])[^，,。！!？?]{0,12}?(?:一定|必须)?要"
     r"(?:靠近|挨着|朝[东南西北]|支持|在[^，,。]{1,10}(?:附近|旁边|周边|边上)"
     # how it must be, compared: "屏幕要大一点", "房间要安静些"
-    r"|(?:大|小|高|低|长|短|轻|快|新|便宜|安静|亮|宽|软|硬|近)一?(?:点|些)(?![^，,。]*[吗呢?？]))"
+    r"|(?<![又也就都快])(?:大|小|长|短|轻|新|便宜|安静|亮|宽|软|硬|近)一?(?:点|些)"
+    r"(?![^，,。]*[吗呢?？了]))"
     r"|(?<!这个)(?<!那个)(?<![这那不没])是刚需[。！!]?$"
     r"|^(?:我们|咱们)(?:还|也|一定|必须)?(?:需要|得有)"
     r"(?=[^，,。！!？?吗呢]*(?:\d|[一两二三四五六七八九十][个间辆张套台人位]))"

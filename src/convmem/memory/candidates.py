@@ -436,6 +436,7 @@ def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
         return True  # "2 sounds good", "#3 works", "option 1 it is" after a numbered list
     if act.kind not in (None, "fact") or _NOT_A_PICK.intersection(act.features):
         return False
+    body = _PICK_FILLER.sub(" ", body).strip() or body  # "parquet pls", "topo i guess"
     cjk = len(_CJK.findall(body))
     if cjk > 2 * _PICK_WORDS or len(re.findall(r"[A-Za-z0-9]+", body)) > _PICK_WORDS:
         return False
@@ -451,8 +452,17 @@ def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
     return 2 * len(words & subjects.content_words(_PARTS.sub(" ", offered))) > len(words)
 
 
+#: Words around an option's name that only say it is the one: "parquet pls", "topo i
+#: guess", "fossil dig for sure", "tapas sounds fun actually", "ok getting the topos".
+_PICK_FILLER = re.compile(
+    r"^\W*(?:(?:ok|okay|yeah|yes|so|hmm|um|then|getting|get|let's do|lets do|i'll take|i'll go"
+    r" with|go with|going with)\b[\s,]*)+"
+    r"|[\s,]+(?:(?:pls|plz|please|i guess|i think|for sure|probably|prob|actually|i'd say"
+    r"|sounds (?:good|great|fun|nice|perfect|best|right)|it is|works for me)\b[\s,.!]*)+$",
+    re.I,
+)
 #: The words that point at an option rather than name it: "民宿那个吧" names 民宿.
-_POINTS_AT = re.compile(r"的?[那这](?:个|家|种|间|款|套|条)|[吧呢啊哈]+\W*$")
+_POINTS_AT = re.compile(r"的?[那这](?:个|家|种|间|款|套|条)(?=吧)|吧\W*$")
 
 
 def candidates(

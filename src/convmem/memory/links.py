@@ -684,6 +684,12 @@ def _latest_value(
 _NOW_TOLD = re.compile(
     r"\b(?:now|currently|right now|at the moment|these days|so far)\b|现在|目前", re.I
 )
+#: A value set anew, which may be a goal's: "let's make it 90kg now", "现在改成 65kg 吧".
+_SETS_ANEW = re.compile(
+    r"\b(?:make it|make that|change (?:it|that)|set it|bump|lower|raise)\b"
+    r"|改成|改为|改到|调到|降到|提到",
+    re.I,
+)
 #: A value aimed at, not where things stand: "goal is 100kg", "target latency 200ms".
 _GOAL = re.compile(r"\b(?:goals?|targets?|aim(?:ing)?|hop(?:e|ing) to)\b|目标|争取", re.I)
 
@@ -935,7 +941,11 @@ def relate(
             # one by the ski hill": the choice is made in other words than its options
             return Link("supersedes", choices[-1], "a decision settles the open choice")
     pool = [i for i in pool if i.kind != "open_question"]
-    if _NOW_TOLD.search(cand.content) and not _GOAL.search(cand.content):
+    if (
+        _NOW_TOLD.search(cand.content)
+        and not _GOAL.search(cand.content)
+        and not _SETS_ANEW.search(cand.content)
+    ):
         # where things stand now is no goal put right ("squat is 85 now" after "goal is
         # 100kg squat by end of the year, currently at 80")
         pool = [i for i in pool if not _GOAL.search(i.content)]

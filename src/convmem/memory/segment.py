@@ -484,6 +484,13 @@ def _mixed_space_ends(piece: str, pos: int, m: re.Match[str], owner: list[int]) 
     return bool(_LATIN.search(head) or _values_of(head) or _CORRECTS_NEXT.match(head))
 
 
+#: A topic said alone before a space, then what is said of it ("咖啡 就2杯吧").
+_BARE_TOPIC = re.compile(r"\s*[\u3400-\u9fff]{1,4}(?<![了吧啊呢哈嘛呀啦吗的])\s*$")
+_COMMENT = re.compile(
+    r"(?:就|还是)\s*(?:给|用|选|设|定)?\s*[\d两一二三四五六七八九十](?![^，,。]*[吗呢？?])"
+)
+
+
 def _run_ons(piece: str) -> list[str]:
     """Chat text runs sentences together: a space between Chinese words, an emoji, a
     capitalised sentence opener after a lower-case word, a trailing question."""
@@ -517,6 +524,8 @@ def _run_ons(piece: str) -> list[str]:
             continue  # "不是周三 是周四晚上", "学习率不对 是1e-4": one correction
         if _NOT_THAT.match(piece, m.end()):
             continue  # "婚期是5月20号 不是18号": the value and the one it replaces
+        if _BARE_TOPIC.match(piece, pos, m.start()) and _COMMENT.match(piece, m.end()):
+            continue  # "咖啡 就2杯吧", "瑜伽 还是给2次吧": a topic, then what is said of it
         out.append(piece[pos : m.start()])
         pos = m.end()
     out.append(piece[pos:])

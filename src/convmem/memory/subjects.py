@@ -293,7 +293,7 @@ _CHANGE = re.compile(
     r"|调到|调整到|涨到|降到|改到"
     # a value settled on, often after another's word: "就 1600 吧", "fine, 600 it is"
     # (not "我就10分钟", only ten minutes; "那就8寸吧" most often picks an option)
-    r"|(?:^|[\s，,])就\s*[\d两一二三四五六七八九十][^，,。？?]{0,5}吧\W*$"
+    r"|^\W*(?:(?:行|好|嗯|ok)\s*)?就\s*[\d两一二三四五六七八九十][^，,。？?]{0,5}吧\W*$"
     r"|^\W*(?:(?:ok|okay|fine|so|then|alright)[\s,]+)*[$€£¥]?\d[\d,.]*k?\s+it is\b"
     # a choice or a value gone back to ("日志级别还是用info吧", "lint 超时还是3分钟吧")
     r"|(?<!用)(?<!选)还是(?:用|选|改回|换回|回到|(?:给|设成?|设为|调成?|开)?\s*[\d两]"
@@ -332,6 +332,7 @@ _RETRACT_SOURCE = (
     r"\b(?:(?:forget|scratch|scrap|drop|skip|disregard)"
     r" (?:about )?(?:what i said about )?(?:the )?"
     r"(?P<a>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit| goal| target)\b"
+    r"(?!\s+(?:today|tonight|this (?:time|once|morning|evening|week)))"
     # "dropping the redis idea", at the start of what is said (not "I keep skipping the
     # bridge part when I practice")
     r"|^\W*(?:(?:ok|so|actually|also|and|but|yeah|nah)[\s,]+)*(?:(?:i'm|we're|i am|we are)\s+)?"
@@ -339,7 +340,7 @@ _RETRACT_SOURCE = (
     r"(?: thing| part| requirement| idea| rule| bit| plan)\b"
     r"|forget (?:about )?(?:what i said about )?(?:the )?(?P<h>[\w\s'-]{2,40})"
     # "lets not worry about the co-supervisor's 2k thing"
-    r"|\b(?:let's|lets|let us|we can|you can|don't|dont|do not) (?:not )?worry about (?:the )?"
+    r"|\b(?:(?:let's|lets|let us) not|no need to) worry about (?:the )?"
     r"(?P<wa>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit| limit| cap)\b"
     # a limit or a plan given up: "so the 450 cap is out the window"
     r"|(?:\b(?:ok|so|and|but|yeah|well|guess|the)\s+)*"
@@ -358,9 +359,11 @@ _RETRACT_SOURCE = (
     r"(?P<p>(?:[\w'-]+\s){0,3}?[\w'-]+)"
     r"(?: (?:is|are|'s) (?:gone|dead|scrapped)"  # (not "he's gone": the contraction is a person)
     r"|(?: is| are|\s?'s) (?:" + _CALLED_OFF + r"|cancell?ed|called off|shelved)"
-    r"| (?:got|was|were|has been) (?:cancell?ed|shelved)"
-    # "dentist cancelled, nvm that": the plan's name, then cancelled and no object
-    r"| cancell?ed(?=\s*(?:[,.!;]|$)))(?! to\b)"
+    r"| got (?:cancell?ed|shelved)"
+    # "dentist cancelled, nvm that": the plan's name, then cancelled and no object (not
+    # "dentist not cancelled", "flight cancelled, rebooked for may 4": a change)
+    r"|(?<!n't)(?<!\bnot)(?<!\bnever) cancell?ed(?=\s*(?:[.!;]|$)"
+    r"|\s*,\s*(?:nvm|never ?mind|forget|so|oh well|sadly|unfortunately|ugh)\b))(?! to\b)"
     # "cancel that dentist appt, we're switching practices"
     # ("I cancelled the U-Haul", "cancelled the caterer"; not "cancelled only from paid")
     r"|(?:\b(?:cancel (?:that |the |my |our )?|(?:(?:i|we|i've|we've)\s+(?:just\s+|already\s+)?)"
@@ -425,6 +428,7 @@ _RETRACT_SOURCE = (
     r"|^先别(?P<h2>[\u3400-\u9fff]{1,4})"
     # "不去日本了 改去韩国": the place or thing, after the verb no longer done
     r"|(?:^|[\s，,])(?:先|就|也)?不(?:去|买|订|租|报|选)(?P<n2>[\u3400-\u9fffA-Za-z0-9]{1,8}?)了"
+    r"(?=[\s，,]*(?:改|换|还是))"
     # "酒店不用非得在地铁站附近了": what no longer has to be so
     r"|不(?:用|必)(?:非得|一定|非要)(?:要)?(?P<v2>[\u3400-\u9fffA-Za-z0-9 ]{2,12}?)了"
     # "停车的事忘掉吧": 忘掉 after what it names ("我忘了" alone is forgetting)
@@ -437,7 +441,7 @@ _RETRACT_WORDS = re.compile(
     r"|gave up|abandoned|ditched|out the window"
     r"|need [^.!?\n]{0,60}any ?more|\b(?:off|cancell?ed|cancel|gone|dead|scrapped|shelved)\b"
     r"|不用|不需要|不要了|不管了|就算了|取消|可以不管|先放一放|不做了|不搞了|别管|先不|先别"
-    r"|删掉|去掉|作废|忘掉|不算|不[\u4e00-\u9fff]了|不[去买订租报选][^，,。]{1,8}了|不用[去做搞买订办上来加装改]了|[瞎乱]说的"
+    r"|删掉|去掉|作废|忘掉|不算|不[\u4e00-\u9fff]了|不[去买订租报选][^，,。]{1,8}了[\s，,]*(?:改|换|还是)|不用[去做搞买订办上来加装改]了|[瞎乱]说的"
     r"|removed|ditched|got rid of|当我没说|算了|不考虑了|停了|戒了|掉|砍了|吹了|黄了",
     _I,
 )
