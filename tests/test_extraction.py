@@ -1557,6 +1557,16 @@ def test_what_people_type_in_passing(message: str, kinds: list[str]) -> None:
     assert [c.kind for c in candidates(message)] == kinds
 
 
+def test_another_persons_words_go_on_after_a_space_in_chinese(tmp_path: Path) -> None:
+    """ "男朋友说两万不够 至少要三万": the 三万 is his too, and dismissed, no rule of hers."""
+    rt = runtime(tmp_path)
+    said = ["预算两万", "男朋友说两万不够 至少要三万 我觉得他就是想住好酒店 😂"]
+    rt.on_events(Event("h", n, "user/message", text) for n, text in enumerate(said, 1))
+    kinds = {i.content: i.kind for i in rt.store.items("h", ("active", "disputed"))}
+    assert kinds["至少要三万"] == "fact"
+    assert kinds["预算两万"] == "constraint"
+
+
 def test_a_value_settled_after_another_persons_word_puts_the_old_one_right(
     tmp_path: Path,
 ) -> None:

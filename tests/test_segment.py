@@ -43,6 +43,8 @@ def _clauses(text: str) -> list[str]:
         "# Query_time: 12.3  Lock_time: 0.0 Rows_sent: 20  Rows_examined: 4821933\n"
         "SET timestamp=1715580115;\n"
         "SELECT oi.* FROM order_item oi JOIN orders o ON o.id = oi.order_id WHERE o.user_id = 1;",
+        # a bank export in CSV
+        "date,desc,amount\n2025-05-02,TRADER JOES,-84.12\n2025-05-03,SHELL,-52.00",
     ],
 )
 def test_pasted_material_is_not_prose(pasted: str) -> None:

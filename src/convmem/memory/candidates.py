@@ -644,6 +644,16 @@ def candidates(
             and not cand.numbers  # ("… looks great and the budget is now $35k": the person's)
             and _GOES_ON.fullmatch(text, heard.end, cand.start)
             and not _OWN_SUBJECT.match(cand.content)
+        ) or (
+            heard is not None
+            and not cand.reading.hearsay
+            and _ZH_GOES_ON.fullmatch(text, heard.end, cand.start)
+            and _CJK.match(cand.content)
+            and len(cand.content) <= 12
+            and not _OWN_SUBJECT.match(cand.content)
+            # (only when the person then dismisses it: "医生说不是3天 要住5天" is the
+            # doctor's news, taken as it is)
+            and _PUSHBACK.search(text, cand.end, cand.end + PUSHBACK_REACH)
         ):
             # the other person's words go on after "and": "one of the moms says the nut
             # thing is overblown and a little peanut butter is fine"
@@ -677,12 +687,16 @@ _PUSHBACK = re.compile(
     r"|yeah right)\b"
     r"|\b(?:that['’]?s|thats) (?:way |much |far )?too (?:low|high|much|little|many|few)\b"
     r"|不信|不太信(?=$|[\s，,。！!]|他|她)|有点怀疑|我怀疑|明明|我记得(?:就)?是|印象里(?:就)?是"
-    r"|懒得理|胡说|瞎说|没看到(?:邮件|通知|消息|文件|那个|这个)",
+    r"|懒得理|胡说|瞎说|没看到(?:邮件|通知|消息|文件|那个|这个)"
+    # "哈哈 不可能", "我觉得他就是想住好酒店": dismissed
+    r"|不可能|想得美|得了吧|(?:我觉得|我看)(?:他|她|他们)就是",
     re.I,
 )
 #: What joins two clauses of one person's report: "… is overblown and a little … is fine"
 #: (a comma may start the person's own: 产品那边说可以放弃，minSdk 直接提到24).
 _GOES_ON = re.compile(r"\s*,?\s*and\s+", re.I)
+#: In Chinese, a report goes on after a space: "男朋友说两万不够 至少要三万".
+_ZH_GOES_ON = re.compile(r"[ \u3000]+")
 #: A clause the person says of themselves, after someone else's report.
 _OWN_SUBJECT = re.compile(r"(?:i|i'm|im|i've|i'd|i'll|we|we're|we've|we'd|we'll|my|our)\b|我", re.I)
 #: Where, inside a report, the person's own answer may start: after the first comma,

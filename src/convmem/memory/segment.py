@@ -183,6 +183,25 @@ def _log_runs(lines: list[tuple[int, int, str]], kinds: list[str]) -> None:
         i = j
 
 
+def _csv_runs(lines: list[tuple[int, int, str]], kinds: list[str]) -> None:
+    """Three or more lines in a row with the same count of bare commas (two at least, none
+    followed by a space) are a pasted CSV: "date,desc,amount" and its rows."""
+
+    def shape(line: str) -> int:
+        commas = line.count(",")
+        return commas if commas >= 2 and ", " not in line and len(line) <= 400 else 0
+
+    i, n = 0, len(lines)
+    while i < n:
+        first = shape(lines[i][2])
+        j = i + 1
+        while first and j < n and shape(lines[j][2]) == first:
+            j += 1
+        if j - i >= 3:
+            kinds[i:j] = ["pasted"] * (j - i)
+        i = j
+
+
 def prose_lines(text: str) -> list[Span]:
     """The message's lines that are prose, pasted material left out."""
     return list(_prose_lines(text))
@@ -226,6 +245,7 @@ def _prose_lines(text: str) -> tuple[Span, ...]:
             continue
         kinds.append("pasted" if fenced else _line_kind(line))
     _log_runs(lines, kinds)
+    _csv_runs(lines, kinds)
     # config-looking and indented lines are pasted when they stand beside pasted lines or
     # come in a run of three or more; otherwise they are prose ("Budget: 3000")
     # (each run is read once: a pasted config of thousands of lines stays linear)
