@@ -1541,6 +1541,11 @@ def test_a_value_the_assistant_named_for_another_reason_is_not_what_is_put_right
         ("my son is allergic to peanuts", ["fact"]),
         ("过敏的是我表弟不是我😂", []),
         ("乳糖不耐受", ["fact"]),
+        # another person's liking is a fact about them; the person's own stays a liking
+        ("豆腐我室友不喜欢那个味道", ["fact"]),
+        ("my wife hates cilantro", ["fact"]),
+        ("I prefer tabs over spaces", ["preference"]),
+        ("我喜欢安静的", ["preference"]),
         ("vegetarian lasagna recipe pls", []),
         ("we went to a vegan restaurant last night", []),
         ("我今天不吃晚饭了", []),

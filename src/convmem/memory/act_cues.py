@@ -523,6 +523,16 @@ ZH_SETTING = re.compile(
 ZH_MUST_HAVE = re.compile(
     r"^(?!.*的话)(?:一定|必须)?(?:要|得|需要)有(?!空|时间|人)[^吗呢么？?，,。]{1,12}[。！!]?$"
 )
+#: Another person's liking, told: "she likes gardening", "he hates clutter", "豆腐我室友
+#: 不喜欢那个味道" (a fact about them, not the person's preference).
+THEIR_LIKING = re.compile(
+    r"^(?:(?:and|but|so|also|plus|oh)[\s,]+)*(?:he|she|they|my [a-z]+(?: [a-z]+)?|[A-Z][a-z]+"
+    r"|(?:his|her|their) [a-z]+)\s+(?:(?:really|also|kinda|still|just|absolutely|totally)\s+)*"
+    r"(?:likes|loves|hates|prefers|enjoys|dislikes|adores|can't stand|doesn't like|does not like"
+    r"|isn't a fan of|is not a fan of|is obsessed with)\b"
+    r"|(?:他|她|他们|她们|室友|老公|老婆|孩子|儿子|女儿|我妈|我爸|爸爸|妈妈|朋友|同事|老板|男朋友|女朋友)"
+    r"(?:也|都|还|最|特别|比较|很|就)?(?:不喜欢|喜欢|讨厌|爱吃|不爱|受不了|不吃)",
+)
 #: A diet, an allergy or an intolerance told of someone: "husband's lactose intolerant",
 #: "my son is allergic to peanuts", "她不吃辣", "我对花生过敏".
 DIET = re.compile(

@@ -369,6 +369,8 @@ def guide_rule(
         and vocab.REASSURES.search(text)
     ):
         return "fact", "another person's reassurance, told"
+    if kind == "preference" and vocab.THEIR_LIKING.search(text):
+        return "fact", "another person's liking, told (she likes gardening)"
     if kind is None and not asks and vocab.DIET.search(text) and not _NOT_ME.search(text):
         return "fact", "a diet, an allergy or an intolerance, told"
     if kind in (None, "fact") and not asks and vocab.SETTING_VALUE.match(text):
