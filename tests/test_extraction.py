@@ -943,6 +943,9 @@ def test_asking_whether_there_is_is_no_rule(message: str) -> None:
         "page size 50",
         "timeout: 30s",
         "屏幕要大一点",
+        "楼层要高一点",
+        "下周之前交",
+        "I want the API to be idempotent",
     ],
 )
 def test_what_the_person_cannot_do_without_is_a_rule(message: str) -> None:
@@ -1008,6 +1011,8 @@ _REQUIREMENT_RULES = (
         "审计要求的",
         "不是硬性要求",
         "我们要有耐心",
+        "要有点耐心",
+        "I need a nap within the next hour",
         "屏幕要大一点吗",
         "my brother in law says you don't need to worry about salt if you exercise enough",
         # from a second read: sayings, forecasts, hurrying, things sent or done before, a
@@ -1093,6 +1098,7 @@ _TWO_HOTELS = "湖滨的全季酒店一晚460，龙井那边有家民宿一晚38
         ("Options: fossil dig, science show, or a bounce house. Which one?",
          "fossil dig for sure", [("decision", "fossil dig for sure")]),
         ("Topos or the road atlas?", "ok getting the topos", [("decision", "getting the topos")]),
+        ("pandas or polars?", "anything but polars pls", []),
         # mocking or objecting to the option named is no choice of it
         (_TWO_HOTELS, "民宿那个哈哈 好远啊", []),
         (_TWO_HOTELS, "民宿那个啊 我朋友住过 说很吵",
@@ -1390,6 +1396,16 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         ),
         # a value gone back to, given (还是给 4G)
         (["内存 2G 就够了", "replicas 先 1 个", "内存还是给 4G 吧 怕不够"], ("superseded", 3, 1)),
+        # a value settled after a topic or an assent
+        (["预算1500", "预算 就1600吧"], ("superseded", 2, 1)),
+        (["预算1500", "行，就1600吧"], ("superseded", 2, 1)),
+        (
+            [
+                "word limit is 5000 words",
+                "don't worry about the word limit anymore, prof dropped it",
+            ],
+            ("retracted", 2, 1),
+        ),
         # a goal set anew "now" is still a goal put right
         (
             ["goal is 100kg squat by end of the year", "let's make it 90kg now, shoulder's bad"],
@@ -1556,6 +1572,9 @@ def test_a_value_the_assistant_named_for_another_reason_is_not_what_is_put_right
         ("go w the flow lol", []),
         ("how's it going w the new job", []),
         ("going w my mom to the dentist on friday", []),
+        ("going w/ postgres", ["decision"]),
+        ("lactose intolerant here", ["fact"]),
+        ("海鲜过敏", ["fact"]),
     ],
 )
 def test_what_people_type_in_passing(message: str, kinds: list[str]) -> None:
@@ -1644,6 +1663,8 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         ["每天喝8杯水", "咖啡 就2杯吧"],
         ["孩子每天看电视1小时", "游戏 就30分钟吧"],
         ["每周健身3次", "瑜伽 还是给2次吧"],
+        # progress told is no goal set anew
+        ["目标体重 70kg", "现在降到 75kg 了"],
         # another person's "no longer", a question, a cancellation with nothing named
         ["五一去杭州", "他说不去杭州了"],
         ["我们周六去爬山", "不买票了也能进吗"],

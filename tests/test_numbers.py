@@ -582,6 +582,9 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ),
     ("鸡胸肉大概 200g", [("200g", "quantity", 200, None, "g", None)]),
     ("我上传了食谱 面粉200g", [("200g", "quantity", 200, None, "g", None)]),
+    ("这包薯片 150g", [("150g", "quantity", 150, None, "g", None)]),
+    ("daily sugar limit is 25g", [("25g", "quantity", 25, None, "g", "upper")]),
+    ("handful of nuts 30g", [("30g", "quantity", 30, None, "g", None)]),
     ("我的电脑16g够用吗", [("16g", "quantity", 16, None, "GB", None)]),
     ("JVM 堆给 4g", [("4g", "quantity", 4, None, "GB", None)]),
     ("iphone要256g的", [("256g", "quantity", 256, None, "GB", None)]),
@@ -601,6 +604,7 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("五月初五 奶奶生日", []),
     ("at the end of Jan's talk", []),
     ("the late march was long", []),
+    ("the mid-june deadline", [("mid-june", "date", "--06", None, None, None)]),
     ("mid-level engineer, late fee", []),
     # 字 inside another word, 一次性 (at once): no count
     ("只要 timestamp, level, msg 三个字段", [("三个字段", "quantity", 3, None, "字段", None)]),
@@ -612,6 +616,15 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("not before 9am", [("9am", "time", "09:00", None, None, "lower")]),
     ("dont want to wait until may 3", [("may 3", "date", "05-03", None, None, "upper")]),
     ("must finish before 5pm", [("5pm", "time", "17:00", None, None, "upper")]),
+    # a negation of another clause, or of forgetting, turns nothing round
+    ("no rush, after 2pm is fine", [("2pm", "time", "14:00", None, None, "lower")]),
+    ("I don't mind arriving after 10pm", [("10pm", "time", "22:00", None, None, "lower")]),
+    ("not until after 5pm", [("5pm", "time", "17:00", None, None, "lower")]),
+    ("don't forget to submit before friday", [("friday", "date", "friday", None, None, "upper")]),
+    ("I can't stay till 10pm", [("10pm", "time", "22:00", None, None, "upper")]),
+    ("not due until may 20", [("may 20", "date", "05-20", None, None, "upper")]),
+    ("最多住到8月15号", [("8月15号", "date", "08-15", None, None, "upper")]),
+    ("the cap is june 30", [("june 30", "date", "06-30", None, None, "upper")]),
     # "max" after a rate is the rate's, not the day's after it
     (
         "4 days a week max, tuesdays",
@@ -625,6 +638,7 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("Miete 1.400 Euro warm", [("1.400 Euro", "money", 1400, None, "EUR", None)]),
     ("we pay 2.5 € per item", [("2.5 €", "money", 2.5, None, "EUR", None)]),
     ("1.500 was what the bank said", [("1.500", "number", 1.5, None, None, None)]),
+    ("€0.325/kWh is what we pay", [("€0.325", "money", 0.325, None, "EUR", None)]),
     # micrograms, glued or not
     ("levothyroxine 50mcg", [("50mcg", "quantity", 50, None, "mcg", None)]),
     ("200 µg of B12", [("200 µg", "quantity", 200, None, "mcg", None)]),

@@ -85,14 +85,21 @@ _TASK = re.compile(
     r"|let's|lets)[\s,!.]+)*"
     r"(?:write|implement|add|fix|create|build|make|run|refactor|update|generate|draft|deploy"
     r"|rename|remove|delete|convert|set up|install|start|continue|go on|finish|rewrite|clean up"
-    r"|move|split|merge|test|debug|format|translate|summari[sz]e|plan|book|order)\b"
+    r"|move|split|merge|test|debug|format|translate|summari[sz]e|plan|book|order)"
+    # with what to do it to ("start date for the lease" is a question in few words)
+    r"\s+(?:up\s+|out\s+)?(?:the|a|an|it|this|that|these|those|some|all|everything)\b"
+    r"|^\W*(?:continue|go on|proceed|keep going)\W*$"
     r"|^\W*(?:请|麻烦)?(?:帮我|给我)?(?:把[^，,。？?]{1,12}?)?"
     r"(?:写|实现|加|修|改|生成|跑|部署|重构|继续|开始|翻译|总结|整理|订|安排)",
     re.IGNORECASE,
 )
 _ASKS_OF_THE_PAST = re.compile(
     r"[?？]|\b(?:remind|recall|remember|earlier|before|said|told|decided|agreed|we picked"
-    r"|what|which|when|where|who|why|how)\b|之前|刚才|上次|说过|决定|记得|什么|哪|吗|呢|多少|几",
+    r"|mentioned|talked|discussed|gave|usual|last time|yesterday|what|which|when|where|who|why"
+    r"|how|i|we|my|our|me|us)\b|之前|刚才|上次|说过|决定|记得|什么|哪|吗|呢|多少|几|定的|选好|说的"
+    # (the person named in a task points at what they said: "add my allergies to the form";
+    # 帮我 and 给我 only ask)
+    r"|(?<![帮给])我",
     re.IGNORECASE,
 )
 

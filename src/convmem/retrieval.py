@@ -281,14 +281,8 @@ class Retriever:
             newest=self.standing_limit * 4,
         )
         own = [i for i in recent if i.evidence_type == "user_explicit"]
-        # a correction stands however short: "改成 5 天" is what holds now; so does a
-        # choice ("polars" after "pandas or polars?")
-        out = [
-            i
-            for i in own
-            if i.id not in found
-            and (i.supersedes or i.kind == "decision" or _substantial(i.content))
-        ]
+        # a correction stands however short: "改成 5 天" is what holds now
+        out = [i for i in own if i.id not in found and (i.supersedes or _substantial(i.content))]
         out = out[-self.standing_limit :]
         if scope.wide:
             others = standing_from_others(self.store, scope, self.standing_limit * 2)

@@ -93,7 +93,7 @@ _CN_MONTH_END = re.compile(
 #: "十月初", "5月中旬", "3月下旬". The end of a month is its last day; another part is
 #: the month ("--10", or "2026-05" with its year), and ``raw`` keeps which part.
 _EN_MONTH_PART = re.compile(
-    rf"\b((?<!the )early|beginning of|start of|(?<!the )mid|middle of|(?<!the )late|end of)"
+    rf"\b(early|beginning of|start of|mid|middle of|late|end of)"
     rf"[\s-]*({_MONTH_RE})"
     rf"(?![\w'’-])(?!\s+\d{{1,2}}(?!\d))(?:,?\s+(\d{{4}}))?",
     re.I,
@@ -199,6 +199,8 @@ def find_dates(f: _Finds) -> None:
             continue
         if english and month_text == "may" and not _MAY_DAY_END.match(t, m.end()):
             continue  # "running late may cause…": the verb
+        if english and month_text.lower() in ("march", "may") and t[: m.start()].endswith("the "):
+            continue  # "the late march was long" (not "the mid-june deadline")
         if part.lower() == "end of":
             last = calendar.monthrange(year or 2001, month)[1]
             value = f"{year:04d}-{month:02d}-{last:02d}" if year else f"{month:02d}-{last:02d}"

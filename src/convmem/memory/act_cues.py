@@ -108,9 +108,12 @@ COMMIT = re.compile(
     r"\b(?:let's go with|lets go with|let's use|lets use|let's do|let's pick|let's book|let's take"
     r"|let's stick with|let's keep|let's switch|let's move"
     r"|let's make it|let's say|go with|going with"
-    # chat shorthand before an option: "going w the 17k one", "ok going w contractor 2"
+    # chat shorthand before an option: "going w the 17k one", "ok going w contractor 2",
+    # "going w/ postgres" (not "going w my mom to the dentist", "go w the flow lol")
     r"|go(?:ing)? w(?=/?\s+(?:the\s+)?(?:[\w$.#-]+\s+){0,2}one\b"
-    r"|/?\s+(?:(?:option|#)\s*|[a-z]+\s+#?)?\d\b\s*(?:[,.;!]|$))"
+    r"|/?\s+(?:(?:option|plan|#)\s*|[a-z]+\s+#?)?[\da-z]\b\s*(?:[,.;!]|$)"
+    r"|/?\s+(?!(?:my|you|him|her|them|us|it|friends?|mom|dad|family)\b)(?:the\s+)?[\w.#-]+"
+    r"\s*(?:[,.;!]|$))"
     r"|we(?:'ll| will| are going to|'re going to) (?:go with|use|take|do|pick|book|stick|keep"
     r"|switch|move|ship|deploy|launch|buy)"
     r"|i(?:'ll| will|'m going to| am going to) (?:go with|take|do|pick|book|buy|get|use|stick"
@@ -521,7 +524,7 @@ ZH_SETTING = re.compile(
 #: A requirement an option must meet, said as "it must have" ("要有阳台", "得有电梯").
 #: (not "要有空的话…", if there is time, nor "要有人帮忙吗", a question)
 ZH_MUST_HAVE = re.compile(
-    r"^(?!.*的话)(?:一定|必须)?(?:要|得|需要)有(?!空|时间|人)[^吗呢么？?，,。]{1,12}[。！!]?$"
+    r"^(?!.*的话)(?:一定|必须)?(?:要|得|需要)有(?!空|时间|人|点|些)[^吗呢么？?，,。]{1,12}[。！!]?$"
 )
 #: Another person's liking, told: "she likes gardening", "he hates clutter", "豆腐我室友
 #: 不喜欢那个味道" (a fact about them, not the person's preference).
@@ -542,8 +545,12 @@ DIET = re.compile(
     r"(?:lactose[- ]intolerant|gluten[- ]intolerant|allergic to|celiac|coeliac|vegan"
     r"|vegetarian|pescatarian|diabetic|keeps? kosher|eats? halal|(?:doesn't|don't|does not"
     r"|do not|can't|cannot|won't) eat)\b"
-    # (said of oneself with no subject: "乳糖不耐受", "对花生过敏")
-    r"|^(?:也|还|而且)?(?:乳糖不耐|对[^，,。]{1,6}过敏)"
+    # (said of oneself with no subject: "乳糖不耐受", "对花生过敏", "海鲜过敏", "allergic to
+    # peanuts btw", "vegetarian here")
+    r"|^(?:也|还|而且)?(?:乳糖不耐|对[^，,。]{1,6}过敏|[\u4e00-\u9fff]{1,4}过敏(?:$|[\s，,。]))"
+    r"|^(?:(?:also|and|oh|btw|fyi)[\s,]+)?(?:lactose[- ]intolerant|allergic to|vegetarian|vegan"
+    r"|pescatarian|celiac|coeliac|diabetic)\b(?!.*\b(?:recipes?|restaurants?|options?|pls|please"
+    r"|right|menu)\b)"
     r"|(?:我|他|她|老公|老婆|孩子|儿子|女儿|妈|爸|我们|家里)(?![^，,。]*(?:今天|今晚|中午|这顿|晚饭了|午饭了))"
     r"[^，,。]{0,6}?(?:不吃(?![亏惊醋香力苦软硬])|不能吃|吃素|过敏|乳糖不耐)",
     _I,
@@ -559,7 +566,8 @@ REASSURES = re.compile(
 #: A deadline to hand something in, in Chinese: "8月15号之前交", "周五前提交" (not told
 #: as done: "8月15号之前交了").
 ZH_DUE = re.compile(
-    r"(?:[\d一二三四五六七八九十][号日点]|周[一二三四五六日天]|星期[一二三四五六日天]|月底|年底|下班|明天|后天)"
+    r"(?:[\d一二三四五六七八九十][号日点月]|周[一二三四五六日天末]|星期[一二三四五六日天]|月底|年底|年前"
+    r"|下班|明天|后天|明早|今晚|今天|下周|下个月|这周)"
     r"\s*(?:之前|以前|前)\s*(?:要|得|必须)?(?:交|提交|完成|做完|搞定|发给?|上线|弄好|写完|改完|给到)"
     r"(?![了过的])[^，,。的了]{0,4}$"
 )
@@ -568,8 +576,9 @@ ZH_DUE = re.compile(
 SETTING_VALUE = re.compile(
     r"^(?:(?:ok|so|and|also|then|pls|please)[\s,]+)*(?:the\s+)?(?:[\w-]+\s+)?"
     r"(?:(?:page|batch|chunk|cache|heap|buffer|step|queue)[\s_-]?size"
-    r"|timeout|ttl|retries|retry (?:count|limit)|concurrency|threads|replicas|port"
-    r"|epochs|learning rate|lr|max[_ ]tokens|top[_ ]?[kp]|rate limit)"
+    r"|timeout|ttl|retries|retry (?:count|limit)|concurrency|threads|replicas|port|interval"
+    r"|epochs|learning rate|lr|max[_ ]tokens|top[_ ]?[kp]|rate limit"
+    r"|temperature(?=\s*[:=]?\s*[01]\.))"
     r"\s*(?:=|:|to|at)?\s*\d[\w.]*\s*$",
     _I,
 )
@@ -585,9 +594,10 @@ WANTS_IT_SO = re.compile(
     r"(?:(?:the|it|everything|all|our|them|this|that|both|each|every)\b"
     r"[^,.;:?!]{0,40}?\s(?:close to|near|walking distance|within|under|below|less than"
     r"|more than|at least|at most|no more than|no later than|by|before|done|ready|finished"
-    r"|homemade|without|with no|on a|on the|in a|in the)\b"
+    r"|homemade|without|with no|on a|on the|in a|in the"
+    r"|to (?:be|stay)(?!\s+(?:over|proud|happy|done with|ok|okay|fine)\b))\b"
     # any thing, held to a limit ("a room under $200", "a flat near the station")
-    r"|(?:a|an)\b[^,.;:?!]{0,30}?\s(?:close to|near|walking distance|within|under|below"
+    r"|(?:a|an)\b[^,.;:?!]{0,30}?\s(?:close to|near|walking distance|under|below"
     r"|less than|at least|at most|no more than)\b)"
     r"(?![^?]*\?)(?!.*\b(?:lol|lmao|haha|someday|one day|in the future)\b)",
     _I,
@@ -599,7 +609,7 @@ ZH_REQUIRES = re.compile(
     r"^(?!.*(?:的话|说|觉得))(?![我你他她咱])[^，,。！!？?]{0,12}?(?:一定|必须)?要"
     r"(?:靠近|挨着|朝[东南西北]|支持|在[^，,。]{1,10}(?:附近|旁边|周边|边上)"
     # how it must be, compared: "屏幕要大一点", "房间要安静些"
-    r"|(?<![又也就都快])(?:大|小|长|短|轻|新|便宜|安静|亮|宽|软|硬|近)一?(?:点|些)"
+    r"|(?<![又也就都快])(?:大|小|高|低|长|短|轻|新|便宜|安静|亮|宽|软|硬|近)一?(?:点|些)"
     r"(?![^，,。]*[吗呢?？了]))"
     r"|(?<!这个)(?<!那个)(?<![这那不没])是刚需[。！!]?$"
     r"|^(?:我们|咱们)(?:还|也|一定|必须)?(?:需要|得有)"

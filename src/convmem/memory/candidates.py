@@ -436,6 +436,8 @@ def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
         return True  # "2 sounds good", "#3 works", "option 1 it is" after a numbered list
     if act.kind not in (None, "fact") or _NOT_A_PICK.intersection(act.features):
         return False
+    if _BUT_NOT.search(body):
+        return False  # "anything but polars pls"
     body = _PICK_FILLER.sub(" ", body).strip() or body  # "parquet pls", "topo i guess"
     cjk = len(_CJK.findall(body))
     if cjk > 2 * _PICK_WORDS or len(re.findall(r"[A-Za-z0-9]+", body)) > _PICK_WORDS:
@@ -452,6 +454,8 @@ def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
     return 2 * len(words & subjects.content_words(_PARTS.sub(" ", offered))) > len(words)
 
 
+#: What leaves an option out rather than picks it: "anything but polars pls".
+_BUT_NOT = re.compile(r"\b(?:anything but|except|other than|besides|not)\b\W*", re.I)
 #: Words around an option's name that only say it is the one: "parquet pls", "topo i
 #: guess", "fossil dig for sure", "tapas sounds fun actually", "ok getting the topos".
 _PICK_FILLER = re.compile(
@@ -504,7 +508,11 @@ def candidates(
             # its own and is ruled by the first one's
             act = acts.Act(out[-1].kind, "a value under the previous clause's verb", act.features,
                            act.numbers)  # fmt: skip
-        if offered and _picks_an_option(body, act, offered):
+        if (
+            offered
+            and _picks_an_option(body, act, offered)
+            and not _BUT_NOT.search(text, max(0, clause.start - 14), clause.start)
+        ):
             act = acts.Act("decision", "picks an option the assistant's question put",
                            act.features, act.numbers)  # fmt: skip
         kind = act.kind

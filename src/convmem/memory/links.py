@@ -687,7 +687,7 @@ _NOW_TOLD = re.compile(
 #: A value set anew, which may be a goal's: "let's make it 90kg now", "现在改成 65kg 吧".
 _SETS_ANEW = re.compile(
     r"\b(?:make it|make that|change (?:it|that)|set it|bump|lower|raise)\b"
-    r"|改成|改为|改到|调到|降到|提到",
+    r"|(?:改成|改为|改到|调到|降到|提到)(?![^，,。]*了)",
     re.I,
 )
 #: A value aimed at, not where things stand: "goal is 100kg", "target latency 200ms".

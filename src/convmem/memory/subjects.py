@@ -293,7 +293,9 @@ _CHANGE = re.compile(
     r"|调到|调整到|涨到|降到|改到"
     # a value settled on, often after another's word: "就 1600 吧", "fine, 600 it is"
     # (not "我就10分钟", only ten minutes; "那就8寸吧" most often picks an option)
-    r"|^\W*(?:(?:行|好|嗯|ok)\s*)?就\s*[\d两一二三四五六七八九十][^，,。？?]{0,5}吧\W*$"
+    # (after a few words of topic or assent: "预算 就1600吧", "行，就1600吧", "那 就1600吧")
+    # ("那就8寸吧" picks an option)
+    r"|^\W*(?:[^\s，,。！!？?]{1,4}[\s，,]+)?就\s*[\d两一二三四五六七八九十][^，,。？?]{0,5}吧\W*$"
     r"|^\W*(?:(?:ok|okay|fine|so|then|alright)[\s,]+)*[$€£¥]?\d[\d,.]*k?\s+it is\b"
     # a choice or a value gone back to ("日志级别还是用info吧", "lint 超时还是3分钟吧")
     r"|(?<!用)(?<!选)还是(?:用|选|改回|换回|回到|(?:给|设成?|设为|调成?|开)?\s*[\d两]"
@@ -342,6 +344,9 @@ _RETRACT_SOURCE = (
     # "lets not worry about the co-supervisor's 2k thing"
     r"|\b(?:(?:let's|lets|let us) not|no need to) worry about (?:the )?"
     r"(?P<wa>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit| limit| cap)\b"
+    r"|\b(?:don't|dont|do not) worry about (?:the )?"
+    r"(?P<wb>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit| limit| cap)?"
+    r" any ?more\b"
     # a limit or a plan given up: "so the 450 cap is out the window"
     r"|(?:\b(?:ok|so|and|but|yeah|well|guess|the)\s+)*"
     r"(?P<ow>(?:[\w'$-]+\s){0,3}?(?:cap|limit|budget|max|minimum|plan|deadline|rule|requirement"
