@@ -592,6 +592,20 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("the vegas trip laptop has 16g", [("16g", "quantity", 16, None, "GB", None)]),
     ("数据集大概 200g", [("200g", "quantity", 200, None, "GB", None)]),
     ("显存 24g 够吗", [("24g", "quantity", 24, None, "GB", None)]),
+    # how often, and an hour and a half
+    (
+        "currently training 3x a week, about an hour and a half each",
+        [
+            ("3x", "quantity", 3, None, "time", None),
+            ("an hour and a half", "duration", 1.5, None, "h", None),
+        ],
+    ),
+    ("twice a week", [("twice", "quantity", 2, None, "time", None)]),
+    ("take it 2x daily", [("2x", "quantity", 2, None, "time", None)]),
+    ("half an hour", [("half an hour", "duration", 0.5, None, "h", None)]),
+    ("3x faster", []),
+    ("it happened once", []),
+    ("half the team", []),
     # a part of a month: the month (its end: the last day); "late may" as a verb is none
     ("early October", [("early October", "date", "--10", None, None, None)]),
     ("moving mid-august", [("mid-august", "date", "--08", None, None, None)]),

@@ -217,6 +217,18 @@ _HELD_OFF = re.compile(
     re.I,
 )
 _RATE_THEN_MAX = re.compile(r"\s*(?:a|an|per|each|every)\s+\w+\s+(?:max|tops|at most)\b", re.I)
+#: "an hour and a half", "two days and a half", "half an hour".
+_EN_AND_A_HALF = re.compile(
+    r"\b(?:(?P<one>an?|one|two|three|four|five|six)\s+(?P<unit>hours?|days?|weeks?|months?|years?)"
+    r"\s+and\s+a\s+half|(?P<half>half)\s+an?\s+(?P<unit2>hour|day|week|month|year))\b",
+    re.I,
+)
+#: How often: "3x a week", "2x/day", "take it 2x daily", "twice a week" (not "3x faster").
+_TIMES_A = re.compile(
+    r"\b(?P<n>\d{1,2}x|once|twice|thrice)(?=\s*(?:a|an|per|each|every|/)\s*"
+    r"(?:day|week|month|year|night|morning|evening|session)s?\b|\s+(?:daily|weekly|monthly|nightly)\b)",
+    re.I,
+)
 #: Thousands written with dots, as in German and much of Europe, beside euros.
 _DOT_THOUSANDS = re.compile(r"[1-9]\d{0,2}(?:\.\d{3})+")
 _EURO_AFTER = re.compile(
@@ -404,7 +416,8 @@ _YEARS_BEFORE = re.compile(
 
 _ANY_NUMBER = re.compile(
     r"[\d零〇一二两俩三四五六七八九十百千万亿半]|two|three|four|five|six|seven|eight|nine|ten|eleven"
-    r"|twelve|twenty|thirty|fifty|hundred|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:周|星期|礼拜)[日天]"
+    r"|twelve|twenty|thirty|fifty|hundred|once|twice|thrice|half"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:周|星期|礼拜)[日天]"
     r"|(?:early|mid|late|end of|beginning of|start of|middle of)[\s-]*"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
     re.I,
@@ -493,6 +506,18 @@ class _Finder:
             if n is not None and self.free(*m.span()):  # 3岁半, 一年半: and a half
                 canonical, kind = UNIT_TABLE[m[2]]
                 self.add(Value(m.group(), kind, n + 0.5, canonical, *m.span()))
+        for m in _EN_AND_A_HALF.finditer(self.text):
+            if self.free(*m.span()):  # "an hour and a half", "a day and a half", "half an hour"
+                n = 0.0 if m["half"] else 1.0 if m["one"].lower() in ("a", "an") else None
+                n = n if n is not None else float(_EN_NUMBER_WORDS.get(m["one"].lower(), 0) or 0)
+                if m["half"] or n:
+                    canonical, kind = UNIT_TABLE[(m["unit"] or m["unit2"]).lower()]
+                    self.add(Value(m.group(), kind, n + 0.5, canonical, *m.span()))
+        for m in _TIMES_A.finditer(self.text):
+            if self.free(*m.span("n")):  # "3x a week", "2x/day", "twice a week"
+                word = m["n"].lower()
+                n = {"once": 1, "twice": 2, "thrice": 3}.get(word) or float(word.rstrip("x"))
+                self.add(Value(m["n"], "quantity", float(n), "time", *m.span("n")))
         for m in re.finditer(r"([一二两三四五六七八九\d]+)\s?分钱", self.text):
             if self.free(*m.span()):
                 n = small_int(m[1])
