@@ -223,6 +223,8 @@ _EN_AND_A_HALF = re.compile(
     r"\s+and\s+a\s+half|(?P<half>half)\s+an?\s+(?P<unit2>hour|day|week|month|year))\b",
     re.I,
 )
+_EN_ONES = {"one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0}
+_ONCE = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
 #: How often: "3x a week", "2x/day", "take it 2x daily", "twice a week" (not "3x faster").
 _TIMES_A = re.compile(
     r"\b(?P<n>\d{1,2}x|once|twice|thrice)(?=\s*(?:a|an|per|each|every|/)\s*"
@@ -508,16 +510,15 @@ class _Finder:
                 self.add(Value(m.group(), kind, n + 0.5, canonical, *m.span()))
         for m in _EN_AND_A_HALF.finditer(self.text):
             if self.free(*m.span()):  # "an hour and a half", "a day and a half", "half an hour"
-                n = 0.0 if m["half"] else 1.0 if m["one"].lower() in ("a", "an") else None
-                n = n if n is not None else float(_EN_NUMBER_WORDS.get(m["one"].lower(), 0) or 0)
-                if m["half"] or n:
-                    canonical, kind = UNIT_TABLE[(m["unit"] or m["unit2"]).lower()]
-                    self.add(Value(m.group(), kind, n + 0.5, canonical, *m.span()))
+                one = (m["one"] or "").lower()
+                whole = 0.0 if m["half"] else 1.0 if one in ("a", "an") else _EN_ONES.get(one, 0.0)
+                canonical, kind = UNIT_TABLE[(m["unit"] or m["unit2"]).lower()]
+                self.add(Value(m.group(), kind, whole + 0.5, canonical, *m.span()))
         for m in _TIMES_A.finditer(self.text):
             if self.free(*m.span("n")):  # "3x a week", "2x/day", "twice a week"
                 word = m["n"].lower()
-                n = {"once": 1, "twice": 2, "thrice": 3}.get(word) or float(word.rstrip("x"))
-                self.add(Value(m["n"], "quantity", float(n), "time", *m.span("n")))
+                times = _ONCE.get(word) or float(word.rstrip("x"))
+                self.add(Value(m["n"], "quantity", times, "time", *m.span("n")))
         for m in re.finditer(r"([一二两三四五六七八九\d]+)\s?分钱", self.text):
             if self.free(*m.span()):
                 n = small_int(m[1])
