@@ -140,7 +140,12 @@ def test_a_task_is_owed_no_insufficient_evidence_notice(tmp_path: Path) -> None:
     notice that memory holds nothing on it would only contradict the evidence quoted."""
     rt = runtime(tmp_path, assembly__locale="en", retrieval__standing_limit=0)
     rt.on_events([Event("t", 1, "user/message", "I prefer tabs over spaces.")])
-    for task in ("write the export script now", "ok now add the retry wrapper", "帮我把脚本写完"):
+    for task in (
+        "write the export script now",
+        "ok now add the retry wrapper",
+        "帮我把脚本写完",
+        "write me a cover letter for the marketing job",
+    ):
         assert "No committed evidence" not in rt.assemble("t", [], query=task).text
     for asked in (
         "which cluster did we pick?",
@@ -151,6 +156,26 @@ def test_a_task_is_owed_no_insufficient_evidence_notice(tmp_path: Path) -> None:
         "改成我们定的那个",
     ):
         assert "No committed evidence" in rt.assemble("t", [], query=asked).text
+
+
+def test_the_two_newest_short_choices_stand(tmp_path: Path) -> None:
+    """A one-word choice ("polars" after "pandas or polars?") stands in the block like a
+    rule, but only the two newest: a crowd of them would push the rules out."""
+    rt = runtime(tmp_path, assembly__locale="en")
+    said: list[Event] = [
+        Event("c", 1, "user/message", "never touch the prod primary, read from the replica")
+    ]
+    for n, (asked, answer) in enumerate(
+        [("pandas or polars?", "polars"), ("csv or parquet?", "parquet"), ("s3 or gcs?", "gcs")]
+    ):
+        said.append(Event("c", 2 + 2 * n, "assistant/message", asked, role="assistant",
+                          source_kind="model"))  # fmt: skip
+        said.append(Event("c", 3 + 2 * n, "user/message", answer))
+    rt.on_events(said)
+    block = rt.assemble("c", [], query="write the export script now").text
+    assert "never touch the prod primary" in block
+    assert "· decision · user] parquet" in block and "· decision · user] gcs" in block
+    assert "· decision · user] polars" not in block
 
 
 def test_an_event_that_says_more_than_its_replaced_clause_is_still_quoted(tmp_path: Path) -> None:

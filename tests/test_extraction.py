@@ -945,7 +945,6 @@ def test_asking_whether_there_is_is_no_rule(message: str) -> None:
         "屏幕要大一点",
         "楼层要高一点",
         "下周之前交",
-        "I want the API to be idempotent",
     ],
 )
 def test_what_the_person_cannot_do_without_is_a_rule(message: str) -> None:
@@ -1013,6 +1012,7 @@ _REQUIREMENT_RULES = (
         "我们要有耐心",
         "要有点耐心",
         "I need a nap within the next hour",
+        "I want the party to be fun",
         "屏幕要大一点吗",
         "my brother in law says you don't need to worry about salt if you exercise enough",
         # from a second read: sayings, forecasts, hurrying, things sent or done before, a
@@ -1572,7 +1572,16 @@ def test_a_value_the_assistant_named_for_another_reason_is_not_what_is_put_right
         ("go w the flow lol", []),
         ("how's it going w the new job", []),
         ("going w my mom to the dentist on friday", []),
-        ("going w/ postgres", ["decision"]),
+        ("going w sarah", []),
+        ("just going w the flow", []),
+        # the person among those who like it, or "the others": still the person's liking
+        ("We can't stand long layovers", ["preference"]),
+        ("我和他都喜欢安静的地方", ["preference"]),
+        # a diet word in a dish or a product is no diet
+        ("vegetarian chili tonight", []),
+        ("vegan leather jacket", []),
+        # another's firm word, said firmly again, is no dismissal
+        ("客户说周五之前必须上线，不可能改期的", ["constraint"]),
         ("lactose intolerant here", ["fact"]),
         ("海鲜过敏", ["fact"]),
     ],
@@ -1589,6 +1598,17 @@ def test_another_persons_words_go_on_after_a_space_in_chinese(tmp_path: Path) ->
     kinds = {i.content: i.kind for i in rt.store.items("h", ("active", "disputed"))}
     assert kinds["至少要三万"] == "fact"
     assert kinds["预算两万"] == "constraint"
+
+
+def test_a_dismissed_report_as_the_first_message_keeps_the_persons_own_choice(
+    tmp_path: Path,
+) -> None:
+    """The person's disbelief with nothing of theirs said before it found no item to stand
+    against, and the whole message failed to extract."""
+    rt = runtime(tmp_path)
+    rt.on_events([Event("d", 1, "user/message", "老婆说不要买白色的车 要黑色的 想得美 我就要白色")])
+    kinds = {i.content: i.kind for i in rt.store.items("d", ("active",))}
+    assert kinds.get("我就要白色") == "decision"
 
 
 def test_a_value_settled_after_another_persons_word_puts_the_old_one_right(
@@ -1663,6 +1683,9 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         ["每天喝8杯水", "咖啡 就2杯吧"],
         ["孩子每天看电视1小时", "游戏 就30分钟吧"],
         ["每周健身3次", "瑜伽 还是给2次吧"],
+        # a one-day exception, and a value said again, change nothing
+        ["每天跑5公里", "今天，就3公里吧"],
+        ["预算最多5万", "老公说要买8万的车 预算还是5万 不可能给他买那么贵的"],
         # progress told is no goal set anew
         ["目标体重 70kg", "现在降到 75kg 了"],
         # another person's "no longer", a question, a cancellation with nothing named

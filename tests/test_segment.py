@@ -439,3 +439,10 @@ def test_a_choice_stays_with_its_options(text: str, expected: list[str]) -> None
 )
 def test_words_that_only_look_like_a_new_clause(text: str, expected: list[str]) -> None:
     assert _clauses(text) == expected
+
+
+def test_a_list_typed_with_commas_is_prose() -> None:
+    """Three lines with the same count of commas are a CSV only when they hold bare
+    numbers or dates, or start with a header of bare names."""
+    text = "预算3000,最多5天,必须有早餐\n不要红眼航班,不要转机,靠窗\n酒店要近地铁,不要民宿,含早"
+    assert len(sentences(text)) == 3

@@ -87,7 +87,8 @@ _TASK = re.compile(
     r"|rename|remove|delete|convert|set up|install|start|continue|go on|finish|rewrite|clean up"
     r"|move|split|merge|test|debug|format|translate|summari[sz]e|plan|book|order)"
     # with what to do it to ("start date for the lease" is a question in few words)
-    r"\s+(?:up\s+|out\s+)?(?:the|a|an|it|this|that|these|those|some|all|everything)\b"
+    r"\s+(?:me\s+|us\s+)?(?:up\s+|out\s+)?(?:the|a|an|it|this|that|these|those|some|all"
+    r"|everything)\b"
     r"|^\W*(?:continue|go on|proceed|keep going)\W*$"
     r"|^\W*(?:请|麻烦)?(?:帮我|给我)?(?:把[^，,。？?]{1,12}?)?"
     r"(?:写|实现|加|修|改|生成|跑|部署|重构|继续|开始|翻译|总结|整理|订|安排)",
@@ -96,7 +97,7 @@ _TASK = re.compile(
 _ASKS_OF_THE_PAST = re.compile(
     r"[?？]|\b(?:remind|recall|remember|earlier|before|said|told|decided|agreed|we picked"
     r"|mentioned|talked|discussed|gave|usual|last time|yesterday|what|which|when|where|who|why"
-    r"|how|i|we|my|our|me|us)\b|之前|刚才|上次|说过|决定|记得|什么|哪|吗|呢|多少|几|定的|选好|说的"
+    r"|how|i|we|my|our)\b|之前|刚才|上次|说过|决定|记得|什么|哪|吗|呢|多少|几|定的|选好|说的"
     # (the person named in a task points at what they said: "add my allergies to the form";
     # 帮我 and 给我 only ask)
     r"|(?<![帮给])我",

@@ -205,15 +205,17 @@ _LIMIT_NOUN_UPPER = re.compile(
 #: A negation of what comes right after it, in the same clause (not "no rush, after 2pm",
 #: "don't forget to submit before friday", "I don't mind arriving after 10pm").
 _NEGATED_HERE = re.compile(
-    r"\b(?:not|never|no|nothing|can't|cannot|don't|won't|cant|dont|wont|do not|shouldn't)\b"
+    r"\b(?:not|never|no|nothing|can['’]t|cannot|don['’]t|won['’]t|isn['’]t|aren['’]t|doesn['’]t"
+    r"|didn['’]t|cant|dont|wont|isnt|doesnt|do not|shouldn['’]t)\b"
     r"(?!\s+(?:forget|mind|worry|rush|problem|matter|sure|care|worries)\b)[^,;.!?，。；]*$",
     re.I,
 )
-#: What may not start before a time: "can't start till may 20", "don't book anything
-#: before 9am" (not "I can't stay till 10pm", "not due until may 20").
-_HELD_OFF = re.compile(
-    r"\b(?:start|begin|open|arrive|come|go|leave|move|fly|travel|be there|make it|book|schedule"
-    r"|call|meet|land)\b(?:\s+\w+){0,2}\s+(?:until|till|before)\s+$",
+#: What lasts until a time, so that "not until" it still ends there: "I can't stay till
+#: 10pm", "not due until may 20" (any other verb is held off until then: "can't start till
+#: may 20", "I'm not free until 2pm", "no calls before 9am").
+_LASTS = re.compile(
+    r"\b(?:stay|stays|last|lasts|wait|due|keep|hold|remain|survive|sleep in)\b(?:\s+\w+){0,2}"
+    r"\s+(?:until|till|before)\s+$",
     re.I,
 )
 _RATE_THEN_MAX = re.compile(r"\s*(?:a|an|per|each|every)\s+\w+\s+(?:max|tops|at most)\b", re.I)
@@ -298,19 +300,20 @@ _GRAMS_NEAR = re.compile(
     r"protein|carb|fat\b|fibre|fiber|sugar|salt|sodium|flour|butter|rice|pasta|oat|cheese"
     r"|chocolate|coffee|bean|meat|chicken|beef|fish|serving|portion|calorie|\bcal\b|kcal"
     r"|dose|powder|creatine|weigh|diet|\beat|food|snack|whey|scoop|shake|yog(?:h)?urt"
-    r"|almond|peanut|\bnuts\b|\bfruits?\b|\boats?\b|\bveg(?:gies?|etables?)?\b|breast|\beggs?\b|tofu"
+    r"|almond|peanut|\bfruits?\b|\boats?\b|\bveg(?:gies?|etables?)?\b|breast|\beggs?\b|tofu"
     r"|蛋白|碳水|脂肪|糖|盐|面粉|米饭|鸡胸|鸡蛋|牛肉|猪肉|鱼肉|蔬菜|水果|燕麦|坚果|牛奶|酸奶|豆腐|食谱|克重|体重"
+    r"|薯片|咖啡豆|猫粮|狗粮|巧克力|黄油|奶酪|零食|面包|饼干|蛋糕|每份|肉"
     r"|每顿|每餐|吃",
     re.I,
 )
-_HAN = re.compile(r"[\u4e00-\u9fff]")
 #: What a size in gigabytes is said of: the nearer of the two decides ("我上传了食谱
 #: 面粉200g" is grams, "蛋白粉…内存16g" gigabytes).
 _GIGABYTES_NEAR = re.compile(
     r"内存|显存|硬盘|存储|流量|带宽|容量|空间|磁盘|固态|机器|服务器|显卡|镜像|文件|数据|模型|权重"
-    r"|日志|缓存|备份|下载|上传|安装包|电脑|手机|U盘|网盘|容器|堆内存|堆大小|信号|网速|流量包"
+    r"|日志|缓存|备份|下载|上传|安装包|电脑|手机|U盘|网盘|容器|堆|信号|网速|流量|套餐|主机|配置"
     r"|\b(?:ram|disk|memory|mem|gpu|vram|ssd|hdd|storage|data|file|image|heap"
-    r"|laptop|macbook|iphone|ipad|phone|pc|pod|container|vm|node|server|drive|jvm|k8s)s?(?![a-z])",
+    r"|laptop|macbook|mac|iphone|ipad|phone|pc|pod|container|vm|vps|node|server|drive|jvm|java|k8s)"
+    r"s?(?![a-z])",
     re.I,
 )
 #: An HTTP status written in the plural ("retry on 429s", "the 503s"), after the words
@@ -345,8 +348,6 @@ def _grams(text: str, start: int, end: int) -> bool:
         return min(gaps) if gaps else None
 
     food, storage = nearest(_GRAMS_NEAR), nearest(_GIGABYTES_NEAR)
-    if food is None and storage is None:
-        return bool(_HAN.search(text))  # in Chinese a bare g is grams (薯片 150g)
     return food is not None and (storage is None or food < storage)
 
 
@@ -984,17 +985,15 @@ class _Finder:
                 held = (
                     negated
                     and re.match(r"until|till|before", deadline.group(), re.I)
-                    and _HELD_OFF.search(t[max(0, cue - 30) : value.start])
+                    and not _LASTS.search(t[max(0, cue - 30) : value.start])
                 )
                 return "lower" if held else "upper"
         near = t[max(0, value.start - 32) : value.start]
         limit = list(_LIMIT_NOUN_UPPER.finditer(near)) + list(_LIMIT_NOUN_LOWER.finditer(near))
-        if (
-            timely
-            and limit
-            and re.search(r"\d", near[max(0, limit[-1].start() - 15) : limit[-1].start()])
-        ):
-            return None  # "4 days a week max, tuesdays": the max is the days'
+        if timely and limit:
+            around = near[max(0, limit[-1].start() - 15) : limit[-1].start()]
+            if re.search(r"\d", around + near[limit[-1].end() :]):
+                return None  # "4 days a week max, tuesdays", "max 3 nights arriving june 3"
         if _LIMIT_NOUN_UPPER.search(near):
             return "upper"
         if _LIMIT_NOUN_LOWER.search(near):

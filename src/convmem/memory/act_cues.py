@@ -111,9 +111,7 @@ COMMIT = re.compile(
     # chat shorthand before an option: "going w the 17k one", "ok going w contractor 2",
     # "going w/ postgres" (not "going w my mom to the dentist", "go w the flow lol")
     r"|go(?:ing)? w(?=/?\s+(?:the\s+)?(?:[\w$.#-]+\s+){0,2}one\b"
-    r"|/?\s+(?:(?:option|plan|#)\s*|[a-z]+\s+#?)?[\da-z]\b\s*(?:[,.;!]|$)"
-    r"|/?\s+(?!(?:my|you|him|her|them|us|it|friends?|mom|dad|family)\b)(?:the\s+)?[\w.#-]+"
-    r"\s*(?:[,.;!]|$))"
+    r"|/?\s+(?:(?:option|plan|#)\s*[\da-z]|[a-z]+\s+#?\d)\b\s*(?:[,.;!]|$))"
     r"|we(?:'ll| will| are going to|'re going to) (?:go with|use|take|do|pick|book|stick|keep"
     r"|switch|move|ship|deploy|launch|buy)"
     r"|i(?:'ll| will|'m going to| am going to) (?:go with|take|do|pick|book|buy|get|use|stick"
@@ -529,11 +527,14 @@ ZH_MUST_HAVE = re.compile(
 #: Another person's liking, told: "she likes gardening", "he hates clutter", "豆腐我室友
 #: 不喜欢那个味道" (a fact about them, not the person's preference).
 THEIR_LIKING = re.compile(
-    r"^(?:(?:and|but|so|also|plus|oh)[\s,]+)*(?:he|she|they|my [a-z]+(?: [a-z]+)?|[A-Z][a-z]+"
+    r"^(?:(?:and|but|so|also|plus|oh)[\s,]+)*(?:he|she|they|my [a-z]+(?: [a-z]+)?"
+    r"|(?!(?:We|I|You|It|This|That|These|Those|They|There)\b)[A-Z][a-z]+"
     r"|(?:his|her|their) [a-z]+)\s+(?:(?:really|also|kinda|still|just|absolutely|totally)\s+)*"
     r"(?:likes|loves|hates|prefers|enjoys|dislikes|adores|can't stand|doesn't like|does not like"
     r"|isn't a fan of|is not a fan of|is obsessed with)\b"
-    r"|(?:他|她|他们|她们|室友|老公|老婆|孩子|儿子|女儿|我妈|我爸|爸爸|妈妈|朋友|同事|老板|男朋友|女朋友)"
+    # (not "我和他都喜欢…", "其他都不喜欢": the person is among them, or it is "the others")
+    r"|^(?![^，,。]*我[和跟])[^，,。]{0,8}?(?<!其)"
+    r"(?:他|她|他们|她们|室友|老公|老婆|孩子|儿子|女儿|我妈|我爸|爸爸|妈妈|朋友|同事|老板|男朋友|女朋友)"
     r"(?:也|都|还|最|特别|比较|很|就)?(?:不喜欢|喜欢|讨厌|爱吃|不爱|受不了|不吃)",
 )
 #: A diet, an allergy or an intolerance told of someone: "husband's lactose intolerant",
@@ -548,9 +549,8 @@ DIET = re.compile(
     # (said of oneself with no subject: "乳糖不耐受", "对花生过敏", "海鲜过敏", "allergic to
     # peanuts btw", "vegetarian here")
     r"|^(?:也|还|而且)?(?:乳糖不耐|对[^，,。]{1,6}过敏|[\u4e00-\u9fff]{1,4}过敏(?:$|[\s，,。]))"
-    r"|^(?:(?:also|and|oh|btw|fyi)[\s,]+)?(?:lactose[- ]intolerant|allergic to|vegetarian|vegan"
-    r"|pescatarian|celiac|coeliac|diabetic)\b(?!.*\b(?:recipes?|restaurants?|options?|pls|please"
-    r"|right|menu)\b)"
+    r"|^(?:(?:also|and|oh|btw|fyi)[\s,]+)?(?:allergic to\b|(?:lactose[- ]intolerant|vegetarian"
+    r"|vegan|pescatarian|celiac|coeliac|diabetic)(?:\s+(?:here|btw|too|also|fyi|myself|now))*\W*$)"
     r"|(?:我|他|她|老公|老婆|孩子|儿子|女儿|妈|爸|我们|家里)(?![^，,。]*(?:今天|今晚|中午|这顿|晚饭了|午饭了))"
     r"[^，,。]{0,6}?(?:不吃(?![亏惊醋香力苦软硬])|不能吃|吃素|过敏|乳糖不耐)",
     _I,
@@ -576,7 +576,7 @@ ZH_DUE = re.compile(
 SETTING_VALUE = re.compile(
     r"^(?:(?:ok|so|and|also|then|pls|please)[\s,]+)*(?:the\s+)?(?:[\w-]+\s+)?"
     r"(?:(?:page|batch|chunk|cache|heap|buffer|step|queue)[\s_-]?size"
-    r"|timeout|ttl|retries|retry (?:count|limit)|concurrency|threads|replicas|port|interval"
+    r"|timeout|ttl|retries|retry (?:count|limit)|concurrency|threads|replicas|port"
     r"|epochs|learning rate|lr|max[_ ]tokens|top[_ ]?[kp]|rate limit"
     r"|temperature(?=\s*[:=]?\s*[01]\.))"
     r"\s*(?:=|:|to|at)?\s*\d[\w.]*\s*$",
@@ -594,8 +594,7 @@ WANTS_IT_SO = re.compile(
     r"(?:(?:the|it|everything|all|our|them|this|that|both|each|every)\b"
     r"[^,.;:?!]{0,40}?\s(?:close to|near|walking distance|within|under|below|less than"
     r"|more than|at least|at most|no more than|no later than|by|before|done|ready|finished"
-    r"|homemade|without|with no|on a|on the|in a|in the"
-    r"|to (?:be|stay)(?!\s+(?:over|proud|happy|done with|ok|okay|fine)\b))\b"
+    r"|homemade|without|with no|on a|on the|in a|in the)\b"
     # any thing, held to a limit ("a room under $200", "a flat near the station")
     r"|(?:a|an)\b[^,.;:?!]{0,30}?\s(?:close to|near|walking distance|under|below"
     r"|less than|at least|at most|no more than)\b)"

@@ -436,8 +436,6 @@ def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
         return True  # "2 sounds good", "#3 works", "option 1 it is" after a numbered list
     if act.kind not in (None, "fact") or _NOT_A_PICK.intersection(act.features):
         return False
-    if _BUT_NOT.search(body):
-        return False  # "anything but polars pls"
     body = _PICK_FILLER.sub(" ", body).strip() or body  # "parquet pls", "topo i guess"
     cjk = len(_CJK.findall(body))
     if cjk > 2 * _PICK_WORDS or len(re.findall(r"[A-Za-z0-9]+", body)) > _PICK_WORDS:
@@ -455,7 +453,7 @@ def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
 
 
 #: What leaves an option out rather than picks it: "anything but polars pls".
-_BUT_NOT = re.compile(r"\b(?:anything but|except|other than|besides|not)\b\W*", re.I)
+_BUT_NOT = re.compile(r"\b(?:anything but|except|other than|besides|not)[\s,]*$", re.I)
 #: Words around an option's name that only say it is the one: "parquet pls", "topo i
 #: guess", "fossil dig for sure", "tapas sounds fun actually", "ok getting the topos".
 _PICK_FILLER = re.compile(
@@ -511,7 +509,7 @@ def candidates(
         if (
             offered
             and _picks_an_option(body, act, offered)
-            and not _BUT_NOT.search(text, max(0, clause.start - 14), clause.start)
+            and not _BUT_NOT.search(text, max(0, clause.start - 14), clause.start)  # anything but
         ):
             act = acts.Act("decision", "picks an option the assistant's question put",
                            act.features, act.numbers)  # fmt: skip
@@ -696,8 +694,9 @@ _PUSHBACK = re.compile(
     r"|\b(?:that['’]?s|thats) (?:way |much |far )?too (?:low|high|much|little|many|few)\b"
     r"|不信|不太信(?=$|[\s，,。！!]|他|她)|有点怀疑|我怀疑|明明|我记得(?:就)?是|印象里(?:就)?是"
     r"|懒得理|胡说|瞎说|没看到(?:邮件|通知|消息|文件|那个|这个)"
-    # "哈哈 不可能", "我觉得他就是想住好酒店": dismissed
-    r"|不可能|想得美|得了吧|(?:我觉得|我看)(?:他|她|他们)就是",
+    # "想得美", "我觉得他就是想住好酒店": dismissed (不可能 is as often the other's firm
+    # word: "客户说周五之前必须上线，不可能改期的")
+    r"|想得美|得了吧|我觉得(?:他|她|他们)就是想",
     re.I,
 )
 #: What joins two clauses of one person's report: "… is overblown and a little … is fine"

@@ -183,13 +183,24 @@ def _log_runs(lines: list[tuple[int, int, str]], kinds: list[str]) -> None:
         i = j
 
 
+_CSV_VALUE = re.compile(r"[-+]?[$€£¥]?\d[\d.:/-]*%?")
+_CSV_NAME = re.compile(r"[A-Za-z_][\w.]{0,30}")
+
+
 def _csv_runs(lines: list[tuple[int, int, str]], kinds: list[str]) -> None:
     """Three or more lines in a row with the same count of bare commas (two at least, none
     followed by a space) are a pasted CSV: "date,desc,amount" and its rows."""
 
     def shape(line: str) -> int:
         commas = line.count(",")
-        return commas if commas >= 2 and ", " not in line and len(line) <= 400 else 0
+        if commas < 2 or ", " in line or len(line) > 400:
+            return 0
+        fields = [f.strip() for f in line.split(",")]
+        # a row holds a bare number or date, or the line is a header of bare names (not
+        # "预算3000,最多5天,必须有早餐": the person's own list)
+        data = any(_CSV_VALUE.fullmatch(f) for f in fields)
+        header = all(_CSV_NAME.fullmatch(f) for f in fields)
+        return commas if data or header else 0
 
     i, n = 0, len(lines)
     while i < n:

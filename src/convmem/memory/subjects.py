@@ -295,7 +295,9 @@ _CHANGE = re.compile(
     # (not "我就10分钟", only ten minutes; "那就8寸吧" most often picks an option)
     # (after a few words of topic or assent: "预算 就1600吧", "行，就1600吧", "那 就1600吧")
     # ("那就8寸吧" picks an option)
-    r"|^\W*(?:[^\s，,。！!？?]{1,4}[\s，,]+)?就\s*[\d两一二三四五六七八九十][^，,。？?]{0,5}吧\W*$"
+    # (not for one day: "今天，就3公里吧", "累了，就6杯吧")
+    r"|^\W*(?:(?!今天|今晚|明天|周末|这周|本周|这次|这回|周[一二三四五六日天末]|星期|累了)"
+    r"[^\s，,。！!？?]{1,4}[\s，,]+)?就\s*[\d两一二三四五六七八九十][^，,。？?]{0,5}吧\W*$"
     r"|^\W*(?:(?:ok|okay|fine|so|then|alright)[\s,]+)*[$€£¥]?\d[\d,.]*k?\s+it is\b"
     # a choice or a value gone back to ("日志级别还是用info吧", "lint 超时还是3分钟吧")
     r"|(?<!用)(?<!选)还是(?:用|选|改回|换回|回到|(?:给|设成?|设为|调成?|开)?\s*[\d两]"
