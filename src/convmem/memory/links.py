@@ -626,8 +626,6 @@ def _latest_value(
             # "定投的改成500" puts right the amount put in, not a monthly one beside it
             and _rate(cand.numbers) == _rate(i.numbers)
             and not _value_of_another(owner, i)
-            # (the same value said again puts nothing right: "预算还是5万" after "预算最多5万")
-            and bool(_values(cand.numbers) - _values(i.numbers))
             and (
                 not change_only
                 or not (cand.topic and i.topic and _overlap(cand.topic, i.topic) == 0)
