@@ -283,11 +283,11 @@ class Retriever:
         own = [i for i in recent if i.evidence_type == "user_explicit"]
         # a correction stands however short: "改成 5 天" is what holds now; so do the two
         # newest short choices ("polars" after "pandas or polars?"), not a crowd of them
-        short = [i for i in own if i.kind == "decision" and not _substantial(i.content)][-2:]
+        short = [i.id for i in own if i.kind == "decision" and not _substantial(i.content)][-2:]
         out = [
             i
             for i in own
-            if i.id not in found and (i.supersedes or _substantial(i.content) or i in short)
+            if i.id not in found and (i.supersedes or i.id in short or _substantial(i.content))
         ]
         out = out[-self.standing_limit :]
         if scope.wide:

@@ -159,15 +159,11 @@ def _owner(content: str, numbers: Sequence[dict[str, object]]) -> str:
     """The word the first value hangs on, past the verb that sets it: "limit" in
     "内存limit帮我改成2Gi", "request" in "request也改成1.5Gi", "timeout" in "bump the
     timeout to 30s" ("" when there is none to read)."""
-    for n in numbers:
-        raw = str(n.get("raw"))
-        if raw in content:
-            before = _SETTING_VERB.sub("", content[: content.index(raw)])
-            word = _WORD_BEFORE.search(before)
-            if word and word[1].lower() not in _NOT_AN_OWNER:
-                return word[1].lower()
+    raw = str(numbers[0].get("raw")) if numbers else ""
+    if not raw or raw not in content:
         return ""
-    return ""
+    word = _WORD_BEFORE.search(_SETTING_VERB.sub("", content[: content.index(raw)]))
+    return word[1].lower() if word and word[1].lower() not in _NOT_AN_OWNER else ""
 
 
 def _value_of_another(owner: str, item: MemoryItem) -> bool:
