@@ -643,26 +643,7 @@ def candidates(
         )
     heard: Candidate | None = None
     for cand in out:
-        if (
-            heard is not None
-            and not cand.reading.hearsay
-            and not heard.content.endswith((".", "!", "?", "。", "！", "？"))
-            and not cand.numbers  # ("… looks great and the budget is now $35k": the person's)
-            and _GOES_ON.fullmatch(text, heard.end, cand.start)
-            and not _OWN_SUBJECT.match(cand.content)
-        ) or (
-            heard is not None
-            and not cand.reading.hearsay
-            and _ZH_GOES_ON.fullmatch(text, heard.end, cand.start)
-            and _CJK.match(cand.content)
-            and len(cand.content) <= 12
-            and not _OWN_SUBJECT.match(cand.content)
-            # (only when the person then dismisses it: "医生说不是3天 要住5天" is the
-            # doctor's news, taken as it is)
-            and _PUSHBACK.search(text, cand.end, cand.end + PUSHBACK_REACH)
-        ):
-            # the other person's words go on after "and": "one of the moms says the nut
-            # thing is overblown and a little peanut butter is fine"
+        if heard is not None and not cand.reading.hearsay and _report_goes_on(heard, cand, text):
             cand.reading = dataclasses.replace(cand.reading, hearsay=True)
         heard = cand if cand.reading.hearsay else None
         if cand.reading.hearsay and _PUSHBACK.search(
@@ -677,6 +658,24 @@ def candidates(
                     cand.act, kind="fact", rule="another person's word the person doubts"
                 )
     return out
+
+
+def _report_goes_on(heard: Candidate, cand: Candidate, text: str) -> bool:
+    """Whether ``cand`` goes on with the other person's words ``heard`` reported: after
+    "and" ("one of the moms says the nut thing is overblown and a little peanut butter is
+    fine"), or in Chinese after a space when the person then dismisses it ("男朋友说两万不够
+    至少要三万 我觉得他就是想住好酒店"; "医生说不是3天 要住5天" is the doctor's news, taken)."""
+    if _OWN_SUBJECT.match(cand.content):
+        return False
+    if _GOES_ON.fullmatch(text, heard.end, cand.start):
+        # ("… looks great and the budget is now $35k": the person's)
+        return not cand.numbers and not heard.content.endswith((".", "!", "?", "。", "！", "？"))
+    return bool(
+        _ZH_GOES_ON.fullmatch(text, heard.end, cand.start)
+        and _CJK.match(cand.content)
+        and len(cand.content) <= 12
+        and _PUSHBACK.search(text, cand.end, cand.end + PUSHBACK_REACH)
+    )
 
 
 #: The person's own disbelief in what someone else claims: "i dont buy it", 我明明.

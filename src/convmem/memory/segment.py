@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from convmem.core.units import Value
 
@@ -172,6 +172,13 @@ def _log_runs(lines: list[tuple[int, int, str]], kinds: list[str]) -> None:
         m = _LOG_PREFIX.match(line)
         return "" if m is None else m.group().lstrip()[:1].translate(_DIGIT_TO_0)
 
+    _paste_runs(lines, kinds, shape)
+
+
+def _paste_runs(
+    lines: list[tuple[int, int, str]], kinds: list[str], shape: Callable[[str], object]
+) -> None:
+    """Mark as pasted every run of three or more lines of the same (non-empty) shape."""
     i, n = 0, len(lines)
     while i < n:
         first = shape(lines[i][2])
@@ -202,15 +209,7 @@ def _csv_runs(lines: list[tuple[int, int, str]], kinds: list[str]) -> None:
         header = all(_CSV_NAME.fullmatch(f) for f in fields)
         return commas if data or header else 0
 
-    i, n = 0, len(lines)
-    while i < n:
-        first = shape(lines[i][2])
-        j = i + 1
-        while first and j < n and shape(lines[j][2]) == first:
-            j += 1
-        if j - i >= 3:
-            kinds[i:j] = ["pasted"] * (j - i)
-        i = j
+    _paste_runs(lines, kinds, shape)
 
 
 def prose_lines(text: str) -> list[Span]:
