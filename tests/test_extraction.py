@@ -1600,6 +1600,16 @@ def test_another_persons_words_go_on_after_a_space_in_chinese(tmp_path: Path) ->
     assert kinds["预算两万"] == "constraint"
 
 
+def test_another_persons_claim_disputes_the_value_of_its_size(tmp_path: Path) -> None:
+    """ "至少要三万" is a claim about the 20,000 budget, not about a rent of 3,500."""
+    rt = runtime(tmp_path)
+    said = ["房租三千五", "预算两万左右", "男朋友说两万不够 至少要三万 我觉得他就是想住好酒店 😂"]
+    rt.on_events(Event("h", n, "user/message", text) for n, text in enumerate(said, 1))
+    status = {i.content: i.status for i in rt.store.items("h", ("active", "disputed"))}
+    assert status["房租三千五"] == "active"
+    assert status["预算两万左右"] == "disputed"
+
+
 def test_a_dismissed_report_as_the_first_message_keeps_the_persons_own_choice(
     tmp_path: Path,
 ) -> None:

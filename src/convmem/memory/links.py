@@ -243,6 +243,12 @@ def near(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]) -> bool
     return any(max(x, y) <= NEAR * min(x, y) for x in _magnitudes(a) for y in _magnitudes(b))
 
 
+def _far(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]) -> bool:
+    """Every value of ``a`` is more than five times, or a fifth of, every value of ``b``."""
+    xs, ys = _magnitudes(a), _magnitudes(b)
+    return bool(xs and ys) and all(max(x, y) > 5 * min(x, y) for x in xs for y in ys)
+
+
 _SECONDS = {"ms": 0.001, "s": 1, "min": 60, "h": 3600, "day": 86400, "week": 604800}
 _SECONDS |= {"month": 30 * 86400, "year": 365 * 86400}
 #: Two durations further apart than this measure two things: "drive at most 6 hours a
@@ -1058,10 +1064,15 @@ def relate(
         # what the other person puts in is their share, not a claim about the thing ("she
         # can put up to $300 toward the movers", "她说房租她可以出两千"), and a rate is no
         # total (€180 a night against the trip's €1,800)
-        top = heard[0][2]
         contributes = SHARE_OF_COST.search(cand.content) or _PUTS_IN.search(cand.content)
         if contributes:
             return None
+        # (of the items as close, not one whose value is of another size: "至少要三万" is no
+        # claim about a rent of 3,500)
+        close = [
+            t[2] for t in heard if t[0] == heard[0][0] and not _far(cand.numbers, t[2].numbers)
+        ]
+        top = close[0] if close else heard[0][2]
         if _rate(cand.numbers) == _rate(top.numbers) and not _within(cand, top):
             return Link("disputes", top, "another person's claim about the same subject")
     if reading.hearsay and cand.kind in COMPARABLE:
