@@ -748,7 +748,9 @@ def test_plugin_restarts_the_child_and_resends_queued_events(tmp_path: Path) -> 
         "command": [sys.executable, "-c", flaky, str(marker), *serve_command()],
         "home": str(home),
         "restartDelayMs": 50,
-        "waitMs": 300,
+        # the harness waits this long for the restarted child before each step: a loaded
+        # machine took longer than 300 ms to start it again, and the step went without
+        "waitMs": 2000,
     }
     out = run_harness("restart", config)
     assert marker.exists()
