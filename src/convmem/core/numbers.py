@@ -225,7 +225,6 @@ _EN_AND_A_HALF = re.compile(
     r"\s+and\s+a\s+half|(?P<half>half)\s+an?\s+(?P<unit2>hour|day|week|month|year))\b",
     re.I,
 )
-_EN_ONES = {"one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0}
 _ONCE = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
 #: How often: "3x a week", "2x/day", "take it 2x daily", "twice a week" (not "3x faster").
 _TIMES_A = re.compile(
@@ -512,7 +511,8 @@ class _Finder:
         for m in _EN_AND_A_HALF.finditer(self.text):
             if self.free(*m.span()):  # "an hour and a half", "a day and a half", "half an hour"
                 one = (m["one"] or "").lower()
-                whole = 0.0 if m["half"] else 1.0 if one in ("a", "an") else _EN_ONES.get(one, 0.0)
+                ones = 1.0 if one in ("a", "an", "one") else float(_EN_NUMBER_WORDS.get(one, 0))
+                whole = 0.0 if m["half"] else ones
                 canonical, kind = UNIT_TABLE[(m["unit"] or m["unit2"]).lower()]
                 self.add(Value(m.group(), kind, whole + 0.5, canonical, *m.span()))
         for m in _TIMES_A.finditer(self.text):
