@@ -1500,6 +1500,15 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ],
             ("superseded", 2, 1),
         ),
+        # a change asked as a question
+        (
+            ["we're planning a 4 day trip to lisbon in may", "can we do 5 days instead?"],
+            ("superseded", 2, 1),
+        ),  # fmt: skip
+        (["retries should be 3 max", "could you make it 5 retries instead?"], ("superseded", 2, 1)),
+        (["我们计划在杭州玩3天", "能不能改成5天？"], ("superseded", 2, 1)),
+        (["我们计划在杭州玩3天", "要不改成5天？"], ("superseded", 2, 1)),
+        (["预算三千", "改成三千五行吗"], ("superseded", 2, 1)),
     ],
 )
 def test_links_in_the_words_people_use(
@@ -1760,6 +1769,10 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
             "We're splitting the cabin cost per couple.",
             "my cousin thinks we should split per person instead, which is fairer?",
         ],
+        # a question about a change, not one asked for; a change asked of nothing said
+        ["retries should be 3 max", "can you explain why you used 5 retries instead?"],
+        ["a 4 day trip to lisbon in may", "what if we did 5 days instead, would it cost more?"],
+        ["我们计划在杭州玩3天", "你能不能改成英文回复"],
     ],
 )
 def test_no_link_in_words_that_look_like_one(tmp_path: Path, said: list[str]) -> None:

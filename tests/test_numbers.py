@@ -628,6 +628,10 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     # 字 inside another word, 一次性 (at once): no count
     ("只要 timestamp, level, msg 三个字段", [("三个字段", "quantity", 3, None, "字段", None)]),
     ("别一次性读进内存", []),
+    # 行 asking "will that do" after an amount is no line of text; lines of code are
+    ("改成三千五行吗", [("三千五", "number", 3500, None, None, None)]),
+    ("就八千行不行", [("八千", "number", 8000, None, None, None)]),
+    ("每个文件最多五百行吧", [("五百行", "quantity", 500, None, "line", "upper")]),
     # a time that may not come after, or not before: the limit turns round
     ("I'd rather not land after 10pm", [("10pm", "time", "22:00", None, None, "upper")]),
     ("#1 cant start till may 20", [("may 20", "date", "05-20", None, None, "lower")]),

@@ -350,6 +350,10 @@ def _grams(text: str, start: int, end: int) -> bool:
     return food is not None and (storage is None or food < storage)
 
 
+#: What follows 行 when it asks "will that do" (行吗, 行不行), not lines of text.
+_OK_ASKED = frozenset("吗嘛么不")
+
+
 def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     """A unit written at ``pos`` (after a number): (canonical, type, end)."""
     m = _UNIT_AFTER.match(text, pos)
@@ -359,6 +363,8 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     follows = text[m.end() : m.end() + 1]
     if follows == "性" or (word in ("个字", "字") and follows in _WORD_COMPOUND):
         return None  # 一次性 (at once), 三个字段 (fields): no unit of count
+    if word == "行" and follows in _OK_ASKED:
+        return None  # 改成三千五行吗, 就八千行不行: "will that do", not lines
     if m.group().isupper() and follows.isdigit():
         return None  # "4个H100": a model name, not hours
     if m.group() == "M" and _SIZE_M.match(text, m.end()) and not _ZH_MONEY_WORD.search(text):

@@ -701,6 +701,18 @@ CHANGE_TOLD = re.compile(
     r"[。！!~～]*$",
     _I,
 )
+#: A change asked as a question: "can we do 5 days instead?", "how about 8081 instead",
+#: "could you make it 5 retries instead?", 能不能改成5天, 要不换成周六？, 改成两晚行吗 (the
+#: person asks for it; "how do I do that instead?" names no value and changes nothing).
+CHANGE_ASKED = re.compile(
+    r"^(?:(?:so|ok|okay|hmm+|actually|also|and|but|wait)[\s,]+)*(?:(?:can|could|would|shall)"
+    r"\s+(?:we|you|i)\s+(?:just\s+)?(?:do|make|go|use|switch|try|change|move|push|have|get|book"
+    r"|take|set|bump|drop|cap|keep|pick|order|stay|start|leave|put|plan|aim|budget|cut|raise"
+    r"|lower|increase|reduce)\b|(?:how|what)\s+about\b)[^?]*\binstead\b"
+    r"|(?:能不能|能否|可不可以|可以|要不|要不然|那要不)(?:就|还是)?(?:改成|换成|改为|改到|挪到)"
+    r"|(?:改成|换成|改到|挪到)[^，,。！!？?]{1,12}(?:行吗|好吗|可以吗|行不行|好不好|可不可以)",
+    _I,
+)
 #: A verdict on a value: "100 is too strict", "$300 is way too much", "that's too far" ("my
 #: apartment is way too small" is a fact about it).
 TOO_MUCH = re.compile(

@@ -22,6 +22,7 @@ from convmem.core.cue_match import CueText
 from convmem.core.numbers import Value, find_numbers
 from convmem.core.text import clip, paths
 from convmem.memory import acts, segment, subjects
+from convmem.memory.act_cues import CHANGE_ASKED
 from convmem.memory.small_talk import small_talk
 
 MAX_ITEM_CHARS = 400
@@ -571,7 +572,9 @@ def candidates(
                     (reading.correction or reading.change or clause.corrects)
                     and (values or reading.names or reading.rejected)
                 )
-                or "act:question" in act.features  # "now how do I tell my boss…?" asks
+                or (  # "now how do I tell my boss…?" asks; "can we do 5 days instead?" changes
+                    "act:question" in act.features and not CueText(body).search(CHANGE_ASKED)
+                )
             ):
                 continue
             correction_only = True
