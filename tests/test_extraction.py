@@ -1504,7 +1504,7 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (
             ["we're planning a 4 day trip to lisbon in may", "can we do 5 days instead?"],
             ("superseded", 2, 1),
-        ),  # fmt: skip
+        ),
         (["retries should be 3 max", "could you make it 5 retries instead?"], ("superseded", 2, 1)),
         (["我们计划在杭州玩3天", "能不能改成5天？"], ("superseded", 2, 1)),
         (["我们计划在杭州玩3天", "要不改成5天？"], ("superseded", 2, 1)),
