@@ -1509,6 +1509,10 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (["我们计划在杭州玩3天", "能不能改成5天？"], ("superseded", 2, 1)),
         (["我们计划在杭州玩3天", "要不改成5天？"], ("superseded", 2, 1)),
         (["预算三千", "改成三千五行吗"], ("superseded", 2, 1)),
+        # a plan dropped, then the one instead; a Latin name right after Chinese
+        (["我们五一打算去日本玩一周", "不去日本了 改去韩国"], ("superseded", 2, 1)),
+        (["我们五一打算去日本玩一周", "不去日本了，改去韩国吧 机票便宜"], ("superseded", 2, 1)),
+        (["缓存用redis", "不用redis了 换成memcached"], ("superseded", 2, 1)),
     ],
 )
 def test_links_in_the_words_people_use(
@@ -1699,6 +1703,7 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         ["flight to denver on may 3", "flight cancelled, rebooked for may 4"],
         ["五一去杭州", "差点 不去杭州了 还好票买到了"],
         ["每周去健身房3次", "累死了 不去健身房了"],
+        ["每周去健身房3次", "今天不去健身房了 改天再去"],
         ["每天喝8杯水", "咖啡 就2杯吧"],
         ["孩子每天看电视1小时", "游戏 就30分钟吧"],
         ["每周健身3次", "瑜伽 还是给2次吧"],

@@ -967,6 +967,7 @@ def relate(
     bare = _counts(cand.numbers)
     counted = cand.topic if bare and " " not in cand.topic else ""
     hour = _bare_hour(cand)
+    owner = _owner(cand.content, cand.numbers)
     names = set(reading.names)
     categories = {subjects.category(n) for n in names} - {None}
     scored: list[tuple[int, int, MemoryItem]] = []
@@ -980,6 +981,7 @@ def relate(
             and cand.topic
             and (values or names)
             and subjects.mentions(item.content, cand.topic)
+            and not _value_of_another(owner, item)
         ):
             # a correction's new value for what the item names: "目标是 p95 低于两百毫秒"
             # is about p95 whatever its own key says

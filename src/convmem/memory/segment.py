@@ -325,6 +325,9 @@ _UNDECIDED_END = re.compile(
 _CHOICE_AHEAD = re.compile(r"[^，,。！!？?；;]*(?:还是|或者|要不要)")
 _NOT_THIS = re.compile(r"不是[^\s，,。]{1,20}$")
 _NOT_THAT = re.compile(r"不是[^\s，,。]{1,8}(?:[\s，,。！!]|$)")
+#: "不去日本了 改去韩国", "不用redis了，换成postgres": a plan dropped, then the one instead.
+_DROPPED = re.compile(r"不(?:去|用|要|买|选|住|坐|订|考虑|报|学)\s*[^\s，,。！!？?]{1,10}了$")
+_INSTEAD_NEXT = re.compile(r"(?:改|换)(?:成|去|用|为|买|住|坐|订|报|学)")
 #: "学习率不对 是1e-4", "副本数说错了 是3": what was wrong, then what is right.
 _WRONG_BEFORE = re.compile(r"(?:不对|说错了|写错了|搞错了|记错了|弄错了)$")
 #: Where run-on chat text starts a new sentence with no punctuation before it.
@@ -554,6 +557,8 @@ def _run_ons(piece: str) -> list[str]:
             continue  # "不是周三 是周四晚上", "学习率不对 是1e-4": one correction
         if _NOT_THAT.match(piece, m.end()):
             continue  # "婚期是5月20号 不是18号": the value and the one it replaces
+        if _INSTEAD_NEXT.match(piece, m.end()) and _DROPPED.search(piece, pos, m.start()):
+            continue  # "不去日本了 改去韩国": one change of plan
         if _BARE_TOPIC.match(piece, pos, m.start()) and _COMMENT.match(piece, m.end()):
             continue  # "咖啡 就2杯吧", "瑜伽 还是给2次吧": a topic, then what is said of it
         out.append(piece[pos : m.start()])
@@ -929,6 +934,8 @@ def _zh_commas(text: str, cuts: list[tuple[int, int]]) -> list[tuple[int, int]]:
             continue  # joined to the next piece
         if text[b:].startswith(("而是", "而不是", "而非")):
             continue  # "…不是 60 秒，而是 300 秒": one correction
+        if _INSTEAD_NEXT.match(text, b) and _DROPPED.search(text, start, a):
+            continue  # "不去日本了，改去韩国": one change of plan
         if _OPEN_CHOICE.match(text, b):
             continue  # "钢琴或者舞蹈，还没想好": the options are what is not decided
         if not any(x <= a < y for x, y in cuts):

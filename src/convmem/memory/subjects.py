@@ -170,6 +170,11 @@ _REJECTED_EN = (
     ),
     re.compile(r"\b(?:from|was)\s+(?P<old>[\w.:$%+-]+(?:\s?[\w%]+)?)\s+(?:to|now)\b", _I),
 )
+#: "不去日本了 改去韩国": a plan dropped, then the one instead (put right, not withdrawn).
+_DROPPED_THEN = re.compile(
+    r"不(?:去|用|要|买|选|住|坐|订|考虑|报|学)\s*(?P<old>[^\s，,。！!？?]{1,10}?)\s*了[\s，,]*"
+    r"(?:改|换)(?:成|去|用|为|买|住|坐|订|报|学)"
+)
 #: "不是X而是", "把X改成", "从X改成", "不用X".
 #: Why a value goes, said right after it: 太多了, 太晚了, 不够.
 TOO_MUCH_ZH = r"(?:太[多少长久贵晚早大小快慢远近高低]了?|不够|不合适|来不及)"
@@ -186,6 +191,7 @@ _REJECTED_ZH = (
     re.compile(
         r"(?:而不是|不用|不要用|别用|弃用|放弃)\s*(?P<old>[A-Za-z0-9_.\-]+|[\u3400-\u9fff]{1,8})"
     ),
+    _DROPPED_THEN,
     # "只要最近3天的 7天太多了": after the value meant, the old one and why it goes
     re.compile(
         r"(?<=\S)[\s，,]+(?P<old>[\d.]+\s?[\u3400-\u9fffA-Za-z]{1,3}?|[零一二两三四五六七八九十百千万]{1,4}"
@@ -872,7 +878,8 @@ def read(text: str, opener: str = "") -> Reading:
                 rejected.append(old)
     cue = CueText(whole)
     retract = None
-    if cue.search(_RETRACT_WORDS):
+    instead = _DROPPED_THEN.search(text) is not None  # "不去日本了 改去韩国" puts it right
+    if cue.search(_RETRACT_WORDS) and not instead:
         for found in _retract_pattern().finditer(whole):
             target = next((g for g in found.groups() if g), None)
             if target and _told(whole, found.start()) and _names_something(target):
@@ -884,7 +891,7 @@ def read(text: str, opener: str = "") -> Reading:
     names = tuple(named_choices(text))
     return Reading(
         subject=subject_key(text),
-        correction=cue.search(_CORRECTION),
+        correction=instead or cue.search(_CORRECTION),
         scratch=scratch,
         rejected=tuple(dict.fromkeys(rejected)),
         retract_target=retract,
@@ -905,11 +912,14 @@ def mentions(text: str, value: str) -> bool:
     olds = find_numbers(value)
     if olds:
         have = find_numbers(text)
-        return (
-            any(_same_number(o, h) for o in olds for h in have)
-            or re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", text, _I) is not None
-        )
-    return re.search(rf"(?<![\w.]){re.escape(value)}(?![\w])", text, _I) is not None
+        return any(_same_number(o, h) for o in olds for h in have) or _written(value, text)
+    return _written(value, text)
+
+
+def _written(value: str, text: str) -> bool:
+    """``value`` stands in ``text`` as a word of its own: not inside a longer Latin word
+    or number ("redis" in "缓存用redis", not in "redisson")."""
+    return re.search(rf"(?<![A-Za-z0-9_.]){re.escape(value)}(?![A-Za-z0-9_])", text, _I) is not None
 
 
 def _same_number(a: Value, b: Value) -> bool:
