@@ -632,6 +632,28 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("改成三千五行吗", [("三千五", "number", 3500, None, None, None)]),
     ("就八千行不行", [("八千", "number", 8000, None, None, None)]),
     ("每个文件最多五百行吧", [("五百行", "quantity", 500, None, "line", "upper")]),
+    # thousands typed short with the next place ("1k2", "2k5", "1w2"), its bound kept
+    ("预算那就1k2吧", [("1k2", "number", 1200, None, None, None)]),
+    ("预算1w2以内", [("1w2", "number", 12000, None, None, "upper")]),
+    ("budget 2K5", [("2K5", "number", 2500, None, None, None)]),
+    ("2k50", [("2k", "number", 2000, None, None, None)]),
+    # the week after next; shopping festivals, a dealership, "only", a refused side of a time
+    ("下下周三就得搬", [("下下周三", "date", "wednesday", None, None, None)]),
+    ("热死了等不到618", []),
+    ("618的时候买", []),
+    ("双11囤货", []),
+    ("双十一", []),
+    ("还有618块", [("618块", "money", 618, None, "CNY", None)]),
+    ("4S店销售说", []),
+    ("但我们俩只想请关系近的", []),
+    (
+        "我们两个只要一间房",
+        [("两个", "quantity", 2, None, "个", None), ("一间", "quantity", 1, None, "间", None)],
+    ),  # fmt: skip
+    ("两只猫", [("两只", "quantity", 2, None, "只", None)]),
+    ("八点以前起飞的不要", [("八点", "time", "08:00", None, None, "lower")]),
+    ("十点以后到的都不行", [("十点", "time", "10:00", None, None, "upper")]),
+    ("8点前到", [("8点", "time", "08:00", None, None, "upper")]),
     # a time that may not come after, or not before: the limit turns round
     ("I'd rather not land after 10pm", [("10pm", "time", "22:00", None, None, "upper")]),
     ("#1 cant start till may 20", [("may 20", "date", "05-20", None, None, "lower")]),

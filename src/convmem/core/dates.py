@@ -307,9 +307,9 @@ _EN_WEEKDAY = re.compile(
     r"(mon|tues|wednes|thurs|fri|satur|sun)days?\b",
     re.I,
 )
-#: 周五, 星期三, 下周一; not 一周一次 (once a week), 这周一直 (all this week), 一周五天.
+#: 周五, 星期三, 下周一, 下下周三; not 一周一次 (once a week), 这周一直 (all this week), 一周五天.
 _CN_WEEKDAY = re.compile(
-    r"(?:下个?|这个?|上个?|本)?(?:周|星期|礼拜)([一二三四五六日天])(?![次回遍趟直共般样定切些])"
+    r"(?:下下个?|下个?|这个?|上上个?|上个?|本)?(?:周|星期|礼拜)([一二三四五六日天])(?![次回遍趟直共般样定切些])"
 )
 _CN_WEEKDAY_NUMBER = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7}
 

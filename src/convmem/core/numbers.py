@@ -140,8 +140,8 @@ _CN_APPROX = re.compile(
     r"(?![零〇一二两三四五六七八九十百千万亿])"
 )
 #: After 万 or 千 written with digits, the digits of the next place down: "1万5", "1万5千",
-#: "2万零500" (see ``_Finder._tail_digits``).
-_NEXT_PLACE = {"万": "千", "千": "百"}
+#: "2万零500" (see ``_Finder._tail_digits``); typed short as "1w2" (12,000) and "2k5" (2,500).
+_NEXT_PLACE = {"万": "千", "千": "百", "w": "千", "k": "百"}
 #: What only comes in thousands: "3万2条" is 32,000 rows ("1万5天" stays 10,000 and 5 days,
 #: "6千5次" 6,000 for 5 sessions).
 _BULK_COUNTERS = frozenset({"条", "line", "char", "篇", "份", "word", "token"})
@@ -217,6 +217,11 @@ _LASTS = re.compile(
     r"\b(?:stay|stays|last|lasts|wait|due|keep|hold|remain|survive|sleep in)\b(?:\s+\w+){0,2}"
     r"\s+(?:until|till|before)\s+$",
     re.I,
+)
+#: A time, then what comes before or after it refused: "八点以前起飞的不要", "十点以后的都不行".
+_ZH_REFUSED = re.compile(
+    r"\s*(?P<side>之前|以前|前|之后|以后|后)[^，,。；;！!？?\s]{0,8}的(?:都|也)?"
+    r"(?:不要|不行|不考虑|不订|不坐|不买|排除|算了|pass)"
 )
 _RATE_THEN_MAX = re.compile(r"\s*(?:a|an|per|each|every)\s+\w+\s+(?:max|tops|at most)\b", re.I)
 #: "an hour and a half", "two days and a half", "half an hour".
@@ -323,6 +328,9 @@ _STATUS_CODE = re.compile(
     re.I,
 )
 #: What a 2k, 4k or 8k names when it is a screen's resolution ("4k的屏幕", "a 4k monitor").
+#: The words around 618 that make it the June shopping festival, not an amount.
+_SALE_BEFORE = re.compile(r"(?:等|等到|等不到|赶上?|过了|趁)\s*$")
+_SALE_AFTER = re.compile(r"\s*(?:大促|活动|的时候|那天|期间|再买|前后|买|囤|促销|优惠|打折)")
 _RESOLUTION_AFTER = re.compile(
     r"的?(?:屏|显示器|电视|分辨率)|\s?(?:monitors?|displays?|screens?|tvs?|resolution|hdr)\b",
     re.I,
@@ -350,6 +358,8 @@ def _grams(text: str, start: int, end: int) -> bool:
     return food is not None and (storage is None or food < storage)
 
 
+#: What follows 只 when it means "only" (只想, 只要, 只有), not a counter of animals.
+_ONLY_BEFORE = frozenset("想要是有能会剩好需用够")
 #: What follows 行 when it asks "will that do" (行吗, 行不行), not lines of text.
 _OK_ASKED = frozenset("吗嘛么不")
 
@@ -363,6 +373,10 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     follows = text[m.end() : m.end() + 1]
     if follows == "性" or (word in ("个字", "字") and follows in _WORD_COMPOUND):
         return None  # 一次性 (at once), 三个字段 (fields): no unit of count
+    if word == "只" and follows in _ONLY_BEFORE:
+        return None  # 我们俩只想请…: "only", no count of animals
+    if m.group() == "S" and follows == "店":
+        return None  # 4S店: a car dealership
     if word == "行" and follows in _OK_ASKED:
         return None  # 改成三千五行吗, 就八千行不行: "will that do", not lines
     if m.group().isupper() and follows.isdigit():
@@ -737,6 +751,22 @@ class _Finder:
                 return None  # "3x", "4th", "2fa": not an amount
             if re.match(r"[.:/]\d", t[m.end() : m.end() + 2]):
                 return None  # part of an address, a path, a ratio
+            if (
+                cur_sign is None
+                and not m["mult"]
+                and (
+                    (m["num"] in ("11", "12") and t[begin - 1 : begin] == "双")
+                    or (
+                        m["num"] == "618"
+                        and not _unit_at(t, m.end())
+                        and (
+                            _SALE_BEFORE.search(t, max(0, begin - 3), begin)
+                            or _SALE_AFTER.match(t, m.end())
+                        )
+                    )
+                )
+            ):
+                return None  # "等不到618", "双11囤货": a shopping festival, no amount
             joined = _JOINED_NOUN.match(t, m.end()) if not m["mult"] and not m["pct"] else None
             if (
                 joined is not None
@@ -775,8 +805,8 @@ class _Finder:
             if m["mult"]:
                 mult = m["mult"]
                 value *= _mult_value(mult)
-                if mult in _NEXT_PLACE and not m["pct"]:
-                    value, end = self._tail_digits(value, mult, end)
+                if mult.lower() in _NEXT_PLACE and not m["pct"]:
+                    value, end = self._tail_digits(value, mult.lower(), end)
             if m["pct"]:
                 return Value(t[begin:end].strip(), "percent", value, "%", begin, end)
         else:
@@ -788,6 +818,8 @@ class _Finder:
             body = body.rstrip("半").rstrip("个")
             if body.startswith("万") or (body == "千万" and _NOT_TEN_MILLION.match(t, m.end())):
                 return None  # 万一 is "in case", 千万别 "never": no amount
+            if body in ("十一", "十二") and t[start - 1 : start] == "双":
+                return None  # 双十一: a shopping festival
             parsed = (
                 parse_chinese_number(body)
                 if len(body) > 1
@@ -876,6 +908,8 @@ class _Finder:
                     word = word[0]
                 if t[end + 1 : end + 4] in _THREE_CHARACTER_NOUNS:
                     word = t[end + 1 : end + 4]  # 十来个小朋友 counts children, not 小朋
+                if word[:1] == "只" and t[end + 2 : end + 3] in _ONLY_BEFORE:
+                    word = ""  # 我们两个只要一间: "only"
                 if word and word[0] not in CN_PARTICLES:
                     unit = (word, "quantity", end + 1 + len(word))
                 else:
@@ -957,6 +991,10 @@ class _Finder:
             return "lower"
         if value.high is not None:
             return None  # "控制在50至100元之间": a range is its own limit, both ends
+        refused = timely and _ZH_REFUSED.match(t, value.end)
+        if refused:
+            # "八点以前起飞的不要": what is refused before a time makes it the earliest
+            return "lower" if refused["side"] in ("之前", "以前", "前") else "upper"
         if timely and re.match(r"\s*(?:之前|以前|前)", after):
             return "upper"
         if timely and re.match(r"\s*(?:之后|以后|后)", after):
