@@ -649,7 +649,7 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     (
         "我们两个只要一间房",
         [("两个", "quantity", 2, None, "个", None), ("一间", "quantity", 1, None, "间", None)],
-    ),  # fmt: skip
+    ),
     ("两只猫", [("两只", "quantity", 2, None, "只", None)]),
     ("八点以前起飞的不要", [("八点", "time", "08:00", None, None, "lower")]),
     ("十点以后到的都不行", [("十点", "time", "10:00", None, None, "upper")]),
