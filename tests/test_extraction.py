@@ -1509,6 +1509,22 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (["我们计划在杭州玩3天", "能不能改成5天？"], ("superseded", 2, 1)),
         (["我们计划在杭州玩3天", "要不改成5天？"], ("superseded", 2, 1)),
         (["预算三千", "改成三千五行吗"], ("superseded", 2, 1)),
+        # another's claim named in lower case, or by team, disputes rather than replaces
+        (
+            [
+                "target is p99 under 200ms at 1k rps.",
+                "btw priya says the SLO is p99 under 300ms not 200, but the contract says 200",
+            ],
+            ("disputed", 2, 1),
+        ),
+        (
+            [
+                "use ubuntu-22.04 runners",
+                "jane from devops says we have to use the self-hosted runners, not ubuntu-22.04."
+                " i dont think thats true for public repos",
+            ],
+            ("disputed", 2, 1),
+        ),
         # a plan dropped, then the one instead; a Latin name right after Chinese
         (["我们五一打算去日本玩一周", "不去日本了 改去韩国"], ("superseded", 2, 1)),
         (["我们五一打算去日本玩一周", "不去日本了，改去韩国吧 机票便宜"], ("superseded", 2, 1)),
@@ -1704,6 +1720,10 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         ["五一去杭州", "差点 不去杭州了 还好票买到了"],
         ["每周去健身房3次", "累死了 不去健身房了"],
         ["每周去健身房3次", "今天不去健身房了 改天再去"],
+        # a slip owned up to with a date puts right no place or count said last
+        ["聚餐地点在公司附近", "我记错了 是下周五"],
+        # the same value said to stay puts nothing right
+        ["lock_timeout has to be set to 5s", "lock_timeout stays 5s, non-negotiable"],
         ["每天喝8杯水", "咖啡 就2杯吧"],
         ["孩子每天看电视1小时", "游戏 就30分钟吧"],
         ["每周健身3次", "瑜伽 还是给2次吧"],

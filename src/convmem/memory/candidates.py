@@ -687,7 +687,9 @@ _PUSHBACK = re.compile(
     r" (?:it|that|this|him|her|them|a word|any)\b"
     r"|\bwhich i (?:really )?(?:don['’]?t|do not) (?:buy|believe)\b"
     r"|\b(?:that['’]?s|that is|it['’]?s) not"
-    r" (?:true|right|what)|\b(?:pretty|fairly) sure (?:it['’]?s|it was|its|that)\b"
+    r" (?:true|right|what)|\bi (?:really )?(?:don['’]?t|do not) think (?:that['’]?s|thats|that is"
+    r"|it['’]?s|its|it is) (?:true|right|correct|the case)\b"
+    r"|\b(?:pretty|fairly) sure (?:it['’]?s|it was|its|that)\b"
     r"|\bi (?:really |kinda |kind of )?doubt\b|\bi haven['’]?t seen (?:that|it|this|the|any)\b"
     r"|\bbs\b|\bnonsense\b|\bi(?:'m| am) not convinced\b|\b(?:i count|i counted|by my count)\b"
     # (not "no way around it", "no way we can afford more": agreeing)

@@ -604,6 +604,10 @@ def _it_is(item: MemoryItem, said: Sequence[dict[str, object]]) -> bool:
     )
 
 
+#: A value said to stay as it is: "stays 5s", "still 30", "TTL 还是30分钟", "仍然是3".
+_STAYS = re.compile(r"\b(?:stays?|still|remains?|unchanged)\b|还是|仍然|依然|不变", re.I)
+
+
 def _latest_value(
     cand: Candidate,
     pool: Sequence[MemoryItem],
@@ -641,6 +645,10 @@ def _latest_value(
             replied = _named_in_reply(cand, same)
             if replied is not None:
                 return replied, "a correction of the value the assistant's reply named"
+            if _STAYS.search(cand.content) and not _values(cand.numbers) - _values(
+                same[-1].numbers
+            ):
+                return None  # "lock_timeout stays 5s", "TTL 还是30分钟": nothing put right
             return same[-1], "a correction of the latest value in that unit"
     if cand.topic:
         return None
@@ -1115,6 +1123,10 @@ def relate(
                 and last.kind == "fact"
                 and not _shares_a_word(cand.content, last.content)
             ):
+                return None
+            kinds, theirs = _types(cand.numbers), _types(last.numbers)
+            if kinds and not kinds & theirs and "number" not in kinds | theirs:
+                # "我记错了 是下周五" puts right a date, not the count or place said last
                 return None
             return Link("supersedes", last, "scratch that: the item just before")
         latest = _latest_value(cand, _said_before(pool, here), change_only)

@@ -812,6 +812,11 @@ THIRD_PARTY = re.compile(
     # a person named: "dana from product thinks", "the dba says" ("it says" is a text)
     r"|\b(?!(?:it|this|that|which|what|who)\b)[a-z]+(?:\s+from\s+\w+)?\s+(?:thinks|insists|claims"
     r"|swears|is claiming)\b"
+    r"|\b(?!(?:it|this|that|which|what|who)\b)[a-z]+\s+from\s+\w+\s+(?:says|said)\b"
+    # a name typed in lower case, opening the clause: "btw priya says the SLO is…"
+    r"|^(?:(?:btw|but|and|so|also|oh|well|ok|okay|fyi|hmm+)[\s,]+)*(?!(?:it|this|that|which|what"
+    r"|who|everyone|everybody|nobody|google|wikipedia|error|he|she|they|someone|somebody|mine"
+    r"|yours|one)\b)[a-z]{3,}\s+says\b"
     r"|\baccording to\b"
     # who by their trade, with no "my" or "the": "contractor 1 says", "globex recruiter says"
     r"|\b(?:recruiter|realtor|agent|broker|supplier|vendor|seller|contractor|landlord|interviewer"
