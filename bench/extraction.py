@@ -55,6 +55,7 @@ sys.path.insert(0, str(HERE.parent / "src"))
 import extraction_data as gold  # noqa: E402
 from convmem.capture import Capture, Event  # noqa: E402
 from convmem.config import load_settings  # noqa: E402
+from convmem.core.text import said_part  # noqa: E402
 from convmem.memory.store import MemoryStore  # noqa: E402
 from convmem.runtime import MemoryRuntime  # noqa: E402
 from realtext import SHARED  # noqa: E402
@@ -107,7 +108,7 @@ def _events(conv: gold.Conversation) -> list[Event]:
 
 def _locate(content: str, text: str) -> tuple[int, int]:
     """Where an item's content sits in its turn's text (best effort for rewritten text)."""
-    probe = content.rstrip("…").strip()
+    probe = said_part(content).rstrip("…").strip()  # (not the option a pick names)
     at = text.find(probe)
     if at >= 0:
         return at, at + len(probe)

@@ -1084,13 +1084,16 @@ _TWO_HOTELS = "湖滨的全季酒店一晚460，龙井那边有家民宿一晚38
         ("Which runner should CI use, GitHub-hosted ubuntu-latest or the self-hosted box?",
          "github hosted", [("decision", "github hosted")]),
         ("Two ways: 1) a cron job that polls the jobs table, 2) a queue worker. Which one?",
-         "the second one", [("decision", "the second one")]),
+         "the second one", [("decision", "the second one ⟦= a queue worker⟧")]),
         # options laid out by number, no question asked
         ("Side by side: 1) Astoria, about $2,400, 35 min to Union Square. 2) Jersey City,"
          " about $2,200, PATH 30 min. Both work for a May 12 start.",
-         "the second one then", [("decision", "the second one then")]),
+         "the second one then",
+         [("decision", "the second one then ⟦= Jersey City, about $2,200, PATH 30 min⟧")]),
         ("Three options: (1) cache the pnpm store, (2) split lint and tests into parallel"
-         " jobs, (3) add a remote cache.", "do 1 and 2.", [("decision", "do 1 and 2.")]),
+         " jobs, (3) add a remote cache.", "do 1 and 2.",
+         [("decision", "do 1 and 2. ⟦= cache the pnpm store;"
+                       " split lint and tests into parallel jobs⟧")]),
         ("日志按天滚动还是按大小滚动？", "按天", [("decision", "按天")]),
         # the option named, with words that only say it is the one
         ("I could look at Thai, Italian, or tapas. Any preference?", "tapas sounds fun actually",
@@ -1108,7 +1111,14 @@ _TWO_HOTELS = "湖滨的全季酒店一晚460，龙井那边有家民宿一晚38
          [("decision", "民宿那个吧")]),
         # an option's number taken in so many words
         ("Three ways: 1. retry with backoff 2. queue the writes 3. drop them. Which one?",
-         "2 sounds good", [("decision", "2 sounds good")]),
+         "2 sounds good", [("decision", "2 sounds good ⟦= queue the writes⟧")]),
+        # a bare number or place, the option's words noted beside it
+        ("Options: 1) OFFSET/LIMIT 2) keyset pagination on (created_at, id) 3) server-side"
+         " cursor. Which one?", "2", [("decision", "2 ⟦= keyset pagination on (created_at, id)⟧")]),
+        ("推荐以下两家：1. 老王烤鸭 人均150 2. 小李火锅 人均120。", "第二个",
+         [("decision", "第二个 ⟦= 小李火锅 人均120⟧")]),
+        ("有三个方案：第一个是全包，第二个是半包，第三个是清包。", "第二个吧",
+         [("decision", "第二个吧 ⟦= 半包⟧")]),
         ("Which of these links is broken for you? 1) /docs 2) /blog 3) /shop", "2 works",
          [("fact", "2 works")]),
         # asking back, weighing an option, or a task that only shares a word: no choice made

@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from convmem.capture import is_convmem_block
 from convmem.core.constants import BLOCK_MARKER
-from convmem.core.text import clip, collapse_spaces, estimate_tokens, normalize_text, sha256_hex
+from convmem.core.text import (
+    clip,
+    collapse_spaces,
+    estimate_tokens,
+    normalize_text,
+    said_part,
+    sha256_hex,
+)
 from convmem.delivery import Budget as _Budget
 from convmem.delivery import (
     EarlierBlocks,
@@ -611,7 +618,7 @@ class Assembler:
         for item in superseded:
             for seq in item.source_seqs:
                 out.setdefault((item.session_id, seq), []).append(
-                    (item.content, item.id, item.status)
+                    (said_part(item.content), item.id, item.status)
                 )
         return out
 

@@ -101,6 +101,21 @@ _CJK = re.compile(f"[{_CJK_CLASS}]")
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
 
 
+#: What convmem adds to an item's words, marked so that it never reads as said: the
+#: option a pick by place names ("2 ⟦= keyset pagination⟧").
+_NOTE = re.compile(r"\s*⟦=[^⟧]*⟧$")
+
+
+def with_note(said: str, note: str) -> str:
+    """``said`` with convmem's ``note`` after it (see :func:`said_part`)."""
+    return f"{said} ⟦= {note}⟧"
+
+
+def said_part(content: str) -> str:
+    """An item's content without the note convmem added to it: the person's words."""
+    return _NOTE.sub("", content)
+
+
 def has_cjk(text: str) -> bool:
     return _CJK.search(text) is not None
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from convmem.core.cue_match import CueText
 from convmem.core.numbers import Value, find_numbers
-from convmem.core.text import clip, paths
+from convmem.core.text import clip, paths, with_note
 from convmem.memory import acts, segment, subjects
 from convmem.memory.act_cues import CHANGE_ASKED
 from convmem.memory.small_talk import small_talk
@@ -217,7 +217,11 @@ _REJECTED_BEFORE = re.compile(
 
 
 def _proposal(clause: segment.Clause) -> bool:
-    return CueText(clause.text).search(PROPOSAL)
+    # (not the words that open a list: "推荐以下两家：1.", "I'd suggest one of these: 1)")
+    return CueText(clause.text).search(PROPOSAL) and not _OPENS_A_LIST.search(clause.text)
+
+
+_OPENS_A_LIST = re.compile(r"[:：]\s*\(?\d?[.)]?\s*$")
 
 
 PROPOSAL = re.compile(
@@ -397,7 +401,9 @@ def requirements(
 #: An assistant's question that puts options to the person: "merge or delete+insert?",
 #: "Which one?", "选哪个", a numbered list of them.
 _OFFERS_CHOICE = re.compile(
-    r"\b(?:or|which|options?|vs)\b|还是|哪个|哪种|一是|(?:^|\s)\(?[1-3][.)]\s", re.I
+    r"\b(?:or|which|options?|vs)\b|还是|哪个|哪种|一是|第[一二三]个|(?:^|[\s：:，,。；;])\(?[1-3]"
+    r"[.)、．]\s?",
+    re.I,
 )
 #: An option named by its place: "the second one then", "option 2", "do 1 and 2", "第二个".
 _BY_PLACE = re.compile(
@@ -426,6 +432,13 @@ _NUMBER_APPROVED = re.compile(
     r"|it is|looks (?:good|right)|pls|please|for sure)\W*$",
     re.I,
 )
+#: An option's number or place and nothing else: "2", "2 then", "#3 pls", "第二个吧".
+_BARE_PICK = re.compile(
+    r"^\W*(?:(?:ok|okay|yeah|yes|so|let's do|lets do|go with)[\s,]+)?(?:#|option\s*)?[1-9]"
+    r"(?:[\s,]+(?:then|pls|please|i guess|i think))?\W*$"
+    r"|^\W*(?:那就|就|选|要)?第[一二三四五1-5](?:个|种|家|套|款)?(?:吧|好了|就行|可以)?\W*$",
+    re.I,
+)
 _PARTS = re.compile(r"[_./+-]")
 _PICK_WORDS = 6  # an answer that picks is short: "merge", "github hosted", "the first one"
 
@@ -433,8 +446,8 @@ _PICK_WORDS = 6  # an answer that picks is short: "merge", "github hosted", "the
 def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
     """A short answer that picks one of the options the assistant's question put: "merge"
     after "should it be merge or delete+insert?", "the second one then" after a list."""
-    if _NUMBER_APPROVED.match(body):
-        return True  # "2 sounds good", "#3 works", "option 1 it is" after a numbered list
+    if _NUMBER_APPROVED.match(body) or _BARE_PICK.match(body):
+        return True  # "2 sounds good", "#3 works", "2 then", "第二个吧" after a numbered list
     if act.kind not in (None, "fact") or _NOT_A_PICK.intersection(act.features):
         return False
     body = _PICK_FILLER.sub(" ", body).strip() or body  # "parquet pls", "topo i guess"
@@ -451,6 +464,43 @@ def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
     # migration test with…"; the parts of a compound name count as words
     words = subjects.content_words(_PARTS.sub(" ", _POINTS_AT.sub(" ", body)))
     return 2 * len(words & subjects.content_words(_PARTS.sub(" ", offered))) > len(words)
+
+
+_PLACES = {"first": 1, "second": 2, "third": 3, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5}
+_PLACE_SAID = re.compile(
+    r"\b(?:the\s+)?(first|second|third)\b|第([一二三四五1-5])|(?<![\w.])([1-9])(?!\d|\.\d)", re.I
+)
+_OPTION_MARK = re.compile(r"(?:^|(?<=[\s：:，,。；;(]))\(?([1-9])[.)、．]\s?")
+_OPTION_END = re.compile(r"[?？]|[。.!！]\s|[。！!]$|\n")
+
+
+def option_by_place(body: str, offered: str) -> str:
+    """The words of the option an answer picks by its place ("2", "the second one",
+    "第二个") in the assistant's list, as the list says it ("" when it cannot be read):
+    "keyset pagination on (created_at, id)" for "2" after "1) OFFSET/LIMIT 2) keyset
+    pagination on (created_at, id) 3) …", "半包" for "第二个" after "第二个是半包"."""
+    if not (_BY_PLACE.search(body) or _BARE_PICK.match(body) or _NUMBER_APPROVED.match(body)):
+        return ""  # ("v2 for sure" names no place)
+    named = [_option_at(_place(m), offered) for m in _PLACE_SAID.finditer(body)]
+    return "; ".join(dict.fromkeys(o for o in named if o))  # "do 1 and 2": both
+
+
+def _place(said: re.Match[str]) -> int:
+    word = next(g for g in said.groups() if g)
+    return int(word) if word.isdigit() else _PLACES[word.lower()]
+
+
+def _option_at(place: int, offered: str) -> str:
+    marks = list(_OPTION_MARK.finditer(offered))
+    for i, m in enumerate(marks):
+        if int(m[1]) == place:
+            stop = marks[i + 1].start() if i + 1 < len(marks) else len(offered)
+            text = offered[m.end() : stop]
+            end = _OPTION_END.search(text)
+            return clip(text[: end.start()] if end else text, 80).strip(" ,，;；:：")
+    ordinal = "一二三四五"[place - 1] if place <= 5 else ""
+    zh = re.search(rf"第{ordinal}(?:个|种|家|套|款)?是?([^，,。；;！!？?\n]{{1,40}})", offered)
+    return zh[1].strip() if zh and ordinal else ""
 
 
 #: What leaves an option out rather than picks it: "anything but polars pls".
@@ -490,7 +540,7 @@ def candidates(
     for clause, ctx in clause_contexts(text, after_question):
         index += 1
         body = clause.text
-        if len(body) < 2:
+        if len(body) < 2 and not (offered and body.isdigit()):  # "2" after "1) … 2) …?"
             continue
         if not from_user and (not _proposal(clause) or small_talk(body.strip())):
             continue  # "let's never give up" proposes nothing
@@ -514,6 +564,9 @@ def candidates(
         ):
             act = acts.Act("decision", "picks an option the assistant's question put",
                            act.features, act.numbers)  # fmt: skip
+        picked = option_by_place(body, offered) if offered and act.kind == "decision" else ""
+        if picked and (_BY_PLACE.search(body) or _BARE_PICK.match(body)):
+            act.numbers = []  # (the "2" of "2 sounds good" is a place, not a value)
         kind = act.kind
         # a clause of nothing is kept only as a correction or a retraction: read its
         # subject and rejected values when it has a cue of one (most have none)
@@ -629,7 +682,9 @@ def candidates(
         out.append(
             Candidate(
                 kind=kind,
-                content=clip(body, MAX_ITEM_CHARS),
+                content=with_note(clip(body, MAX_ITEM_CHARS), picked)
+                if picked
+                else clip(body, MAX_ITEM_CHARS),
                 start=clause.start,
                 end=clause.end,
                 topic=reading.subject,

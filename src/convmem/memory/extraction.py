@@ -157,11 +157,16 @@ def _restated_kind(kind: str, content: str, replaced: str) -> str:
 
 
 #: Options laid out by number: "1) … 2) …", "(1) … (2) …" ...
-_NUMBERED_OPTIONS = re.compile(r"(?:^|\s)\(?1[.)]\s.{3,400}?\s\(?2[.)]\s", re.S)
+_NUMBERED_OPTIONS = re.compile(
+    r"(?:^|[\s：:，,。；;])\(?1[.)、．]\s?.{2,400}?[\s，,。；;]\(?2[.)、．]\s?"
+    r"|第一(?:个|种|家|套|是).{2,200}?第二(?:个|种|家|套|是)",
+    re.S,
+)
 #: ... said to be options, not the steps of what was done ("Here's what I changed: 1. …").
 _OFFERS = re.compile(
     r"\b(?:options?|ways|approaches|alternatives|choices|either|pick|choose|prefer|side by side"
-    r"|vs|versus|which)\b|方案|选项|二选一|可以选|选哪",
+    r"|vs|versus|which)\b|方案|选项|二选一|可以选|选哪|推荐|以下|供你参考|可以考虑"
+    r"|有(?:两|三|几)(?:个|种|家|套|款)",
     re.I,
 )
 
