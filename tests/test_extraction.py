@@ -1535,6 +1535,13 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ],
             ("disputed", 2, 1),
         ),
+        # the budget given up, however it was put; a thing set aside without 了
+        (["人均200左右", "算了 别管预算了 老板说超了他自己掏"], ("retracted", 2, 1)),
+        (
+            ["under $150 a night for the hotel", "forget the budget, my company pays"],
+            ("retracted", 2, 1),
+        ),  # fmt: skip
+        (["要有泳池", "泳池先不考虑 天冷了也游不了"], ("retracted", 2, 1)),
         # a plan dropped, then the one instead; a Latin name right after Chinese
         (["我们五一打算去日本玩一周", "不去日本了 改去韩国"], ("superseded", 2, 1)),
         (["我们五一打算去日本玩一周", "不去日本了，改去韩国吧 机票便宜"], ("superseded", 2, 1)),
@@ -1730,6 +1737,9 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         ["五一去杭州", "差点 不去杭州了 还好票买到了"],
         ["每周去健身房3次", "累死了 不去健身房了"],
         ["每周去健身房3次", "今天不去健身房了 改天再去"],
+        # the budget named withdraws no count; a thing weighed is not set aside
+        ["十来个人", "别管预算了"],
+        ["要有泳池", "价格我还在考虑"],
         # a slip owned up to with a date puts right no place or count said last
         ["聚餐地点在公司附近", "我记错了 是下周五"],
         # the same value said to stay puts nothing right

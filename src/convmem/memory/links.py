@@ -817,7 +817,15 @@ def _names(item: MemoryItem, target: str, clause: str) -> bool:
     if named and words and words <= set(_TOKEN.findall(content)):
         return True
     pairs = {w for w in subjects.content_words(bare) if not w.isascii()}
-    return bool(pairs & subjects.content_words(item.content))
+    if pairs & subjects.content_words(item.content):
+        return True
+    # "别管预算了", "forget the budget": what the person may spend, however it was put
+    # ("人均200左右", "under $150 a night")
+    return bool(_BUDGET.fullmatch(target.strip())) and "money" in _types(item.numbers)
+
+
+#: What the person may spend, named as a whole.
+_BUDGET = re.compile(r"(?:the\s+)?(?:budget|预算|花费|经费)", re.I)
 
 
 #: A choice changed to another option: "switch to jimp", "go back to sharp", "换成 redis".
