@@ -1540,7 +1540,7 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (
             ["under $150 a night for the hotel", "forget the budget, my company pays"],
             ("retracted", 2, 1),
-        ),  # fmt: skip
+        ),
         (["要有泳池", "泳池先不考虑 天冷了也游不了"], ("retracted", 2, 1)),
         # a plan dropped, then the one instead; a Latin name right after Chinese
         (["我们五一打算去日本玩一周", "不去日本了 改去韩国"], ("superseded", 2, 1)),
