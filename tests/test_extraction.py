@@ -1614,6 +1614,16 @@ def test_a_value_the_assistant_named_for_another_reason_is_not_what_is_put_right
         ("这样不吃亏", []),
         # chat shorthand for "going with"
         ("going w the 17k one", ["decision"]),
+        # a want of what a thing must be, said bare in Chinese; a plan, a cheer, a question
+        ("要独卫!!!", ["constraint"]),
+        ("蛋糕要无麸质的", ["constraint"]),
+        ("头车要白色的", ["constraint"]),
+        ("需要包早餐", ["constraint"]),
+        ("要去机场", []),
+        ("明天要下雨的", []),
+        ("要加油", []),
+        ("需要多久", []),
+        ("审计要求的", []),
         ("ok going w/ contractor 2", ["decision"]),
         ("go w the flow lol", []),
         ("how's it going w the new job", []),

@@ -614,6 +614,15 @@ ZH_REQUIRES = re.compile(
     r"|^(?:我们|咱们)(?:还|也|一定|必须)?(?:需要|得有)"
     r"(?=[^，,。！!？?吗呢]*(?:\d|[一两二三四五六七八九十][个间辆张套台人位]))"
 )
+#: A want of what a thing must be, said bare: "要独卫!!!", "要一级能效", "蛋糕要无麸质的",
+#: "场地要室内的", "需要包早餐" (not a plan or a move, "要去机场", "明天要下雨的", "要走了",
+#: a cheer, "要加油", nor a question, "需要多久").
+ZH_WANTS = re.compile(
+    r"^(?:一定|必须|还|也|最好)?(?:要|需要)(?![是不么去走来回下睡吃喝看做出过到上开加好多几什怎帮求])"
+    r"[^，,。！!？?吗呢了的我你他她]{1,6}[。！!~～]*$"
+    r"|^(?![我你他她咱这那])[^，,。！!？?的了要]{1,6}(?:一定|必须|得)?要"
+    r"(?![是不么去走来回下睡吃喝看做出过到上开加好多几什怎帮求])[^，,。！!？?吗呢了]{1,8}的[。！!~～]*$"
+)
 #: An instruction that turns a setting on or off: "turn on bf16", "enable mixed precision",
 #: "HPA on", "multi-AZ off for now" (a bare "X on" only for a name that looks like one).
 SWITCH = re.compile(

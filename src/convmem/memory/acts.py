@@ -414,6 +414,8 @@ def guide_rule(
     own = kind in (None, "fact") and not asks and not vocab.REPORTED.search(text)
     if own and vocab.ZH_REQUIRES.search(text):
         return "constraint", "a requirement: where or what it must be (要靠近地铁站)"
+    if own and vocab.ZH_WANTS.match(text):
+        return "constraint", "a requirement said bare: what it must be (要独卫, 蛋糕要无麸质的)"
     if (
         kind is None
         and not asks
