@@ -1614,6 +1614,10 @@ def test_a_value_the_assistant_named_for_another_reason_is_not_what_is_put_right
         ("这样不吃亏", []),
         # chat shorthand for "going with"
         ("going w the 17k one", ["decision"]),
+        # a setting typed as config, with its unit or what it counts
+        ("job timeout 15 min", ["constraint"]),
+        ("batch of 500, sleep 100ms between batches", ["constraint", "constraint"]),
+        ("batch of cookies", []),
         # a want of what a thing must be, said bare in Chinese; a plan, a cheer, a question
         ("要独卫!!!", ["constraint"]),
         ("蛋糕要无麸质的", ["constraint"]),
@@ -1747,6 +1751,11 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         ["五一去杭州", "差点 不去杭州了 还好票买到了"],
         ["每周去健身房3次", "累死了 不去健身房了"],
         ["每周去健身房3次", "今天不去健身房了 改天再去"],
+        # a number added to a list puts right no value near it
+        [
+            "node 18 and 20 matrix, and bump the timeout to 20 min",
+            "actually add 22 but mark it continue-on-error",
+        ],
         # the budget named withdraws no count; a thing weighed is not set aside
         ["十来个人", "别管预算了"],
         ["要有泳池", "价格我还在考虑"],

@@ -579,7 +579,13 @@ SETTING_VALUE = re.compile(
     r"|timeout|ttl|retries|retry (?:count|limit)|concurrency|threads|replicas|port"
     r"|epochs|learning rate|lr|max[_ ]tokens|top[_ ]?[kp]|rate limit"
     r"|temperature(?=\s*[:=]?\s*[01]\.))"
-    r"\s*(?:=|:|to|at)?\s*\d[\w.]*\s*$",
+    r"\s*(?:=|:|to|at)?\s*\d[\w.]*(?:\s?(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?"
+    r"|days?|[kmg]b|[kmg]i|%))?\s*$"
+    # "batch of 500", "sleep 100ms between batches"
+    r"|^(?:(?:ok|so|and|also|then|pls|please)[\s,]+)*(?:(?:batch|batches|chunks?|pages?)\s+of"
+    r"\s+\d[\d,]*(?:\s+(?:rows|items|records|ids|messages))?"
+    r"|(?:sleep|wait|delay|pause|backoff)\s+(?:of\s+)?\d[\w.]*(?:\s?(?:ms|s|secs?|seconds?"
+    r"|mins?|minutes?))?\s+(?:between|after|before)\s+[\w\s-]{1,24}?)\s*$",
     _I,
 )
 #: A want of how a thing must be, a thing and its qualifier: "I want the hotel close to
@@ -618,10 +624,10 @@ ZH_REQUIRES = re.compile(
 #: "场地要室内的", "需要包早餐" (not a plan or a move, "要去机场", "明天要下雨的", "要走了",
 #: a cheer, "要加油", nor a question, "需要多久").
 ZH_WANTS = re.compile(
-    r"^(?:一定|必须|还|也|最好)?(?:要|需要)(?![是不么去走来回下睡吃喝看做出过到上开加好多几什怎帮求])"
+    r"^(?:一定|必须|还|也|最好)?(?:要|需要)(?![是不么去走来回下睡吃喝看做出过到上开加好多几什怎帮求有])"
     r"[^，,。！!？?吗呢了的我你他她]{1,6}[。！!~～]*$"
     r"|^(?![我你他她咱这那])[^，,。！!？?的了要]{1,6}(?:一定|必须|得)?要"
-    r"(?![是不么去走来回下睡吃喝看做出过到上开加好多几什怎帮求])[^，,。！!？?吗呢了]{1,8}的[。！!~～]*$"
+    r"(?![是不么去走来回下睡吃喝看做出过到上开加好多几什怎帮求有])[^，,。！!？?吗呢了]{1,8}的[。！!~～]*$"
 )
 #: An instruction that turns a setting on or off: "turn on bf16", "enable mixed precision",
 #: "HPA on", "multi-AZ off for now" (a bare "X on" only for a name that looks like one).

@@ -604,6 +604,8 @@ def _it_is(item: MemoryItem, said: Sequence[dict[str, object]]) -> bool:
     )
 
 
+#: A bare number added, not put in place of another: "add 22", "include 3.12 too".
+_ADDS = re.compile(r"\b(?:add|adding|include|including)\b", re.I)
 #: A value said to stay as it is: "stays 5s", "still 30", "TTL 还是30分钟", "仍然是3".
 _STAYS = re.compile(r"\b(?:stays?|still|remains?|unchanged)\b|还是|仍然|依然|不变", re.I)
 
@@ -658,9 +660,10 @@ def _latest_value(
         same = [i for i in pool if types & _types(i.numbers)]
         if same:
             return same[-1], "a correction of the latest value of that type"
-    if _counts(cand.numbers):
+    if _counts(cand.numbers) and not _ADDS.search(cand.content):
         # a count, an amount or a length near it ("actually, 2500" after "2000 USD");
-        # a bare number is no day, hour or version
+        # a bare number is no day, hour or version; one added is no value put right
+        # ("actually add 22 but mark it continue-on-error" after "20 min")
         counts = [
             i
             for i in pool
