@@ -174,3 +174,8 @@ def test_items_say_what_replaced_an_item_and_what_it_stands_against(
     table = cli("items", "--session", "l", "--status", "superseded", "--status", "disputed").out
     assert f"-> {old['superseded_by']}" in table
     assert f"<> {theirs['id']}" in table and f"<> {ours['id']}" in table
+    # --all lists every status: the active new rent beside the one it replaced
+    every = {
+        r["content"]: r["status"] for r in cli("items", "--session", "l", "--all", "--json").json()
+    }
+    assert every[said[0]] == "superseded" and every[said[1]] == "active"

@@ -389,13 +389,22 @@ def reactivate(obj: Any, item_id: str) -> None:
     show_default=True,
     help="Statuses to list (repeatable).",
 )
+@click.option(
+    "--all", "every", is_flag=True, help="Every status: also what was replaced or withdrawn."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 def items_cmd(
-    obj: Any, session: str | None, project: str | None, statuses: tuple[str, ...], as_json: bool
+    obj: Any,
+    session: str | None,
+    project: str | None,
+    statuses: tuple[str, ...],
+    every: bool,
+    as_json: bool,
 ) -> None:
     """List a session's memory items, or a project's (its sessions, most recent first)."""
     store = obj.reader.store
+    statuses = tuple(STATUSES) if every else statuses
     if (session is None) == (project is None):
         raise click.UsageError("name either a --session or a --project")
     if session is not None:
