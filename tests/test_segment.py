@@ -45,6 +45,13 @@ def _clauses(text: str) -> list[str]:
         "SELECT oi.* FROM order_item oi JOIN orders o ON o.id = oi.order_id WHERE o.user_id = 1;",
         # a bank export in CSV
         "date,desc,amount\n2025-05-02,TRADER JOES,-84.12\n2025-05-03,SHELL,-52.00",
+        # a program's columns (kubectl describe), a database's notices and exception
+        "Name:             worker-batch-7d9f8c6b5-xk2lp\nService Account:  worker\n"
+        "Containers:\n  worker:\n    Limits:\n      memory:  256Mi\n"
+        "Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s",
+        "psycopg2.errors.DeadlockDetected: deadlock detected\n"
+        "DETAIL:  Process 31877 waits for ShareLock on transaction 99120431.\n"
+        "HINT:  See server log for query details.",
     ],
 )
 def test_pasted_material_is_not_prose(pasted: str) -> None:
@@ -63,6 +70,9 @@ def test_pasted_material_is_not_prose(pasted: str) -> None:
             "2024-10-01 14:00 hotel, under $120 a night",
             "2024-10-02 10:00 terracotta army",
         ],
+        # two spaces after a full stop, and a list's heading, are the person's typing
+        ["Done.  Now the next one.", "I moved it.  It works.", "Ok.  Ship it."],
+        ["Steps:", "book the flights", "then the hotel"],
     ],
 )
 def test_lists_people_type_that_begin_alike_stay_prose(lines: list[str]) -> None:

@@ -108,6 +108,16 @@ def _pasted_line(line: str) -> bool:
 _CODE_END = re.compile(r"[;{}]\s*$|\)\s*[:{]\s*$|^\s*[)}\]];?\s*$")
 _INDENTED = re.compile(r"^(?: {4,}|\t)\S")
 _CONFIG_LINE = re.compile(r"^\s*[\w.\-/]+\s*[:=]\s*\S+\s*$|^[+-](?![-+\s])\S")
+#: A line laid out in columns, as a program prints one: "Service Account:  worker",
+#: "Type              Status" (a key, then its value lined up after spaces), or a key
+#: that opens a nested block ("Containers:").
+_ALIGNED = re.compile(r"^[\w .()/-]{1,40}?:\s{2,}\S|\S {3,}\S|^\s*[A-Za-z][\w.-]{0,30}:$")
+#: A database server's notice ("DETAIL:  Process 31877 waits…", "HINT:  See server log") or
+#: an exception named by its module ("psycopg2.errors.DeadlockDetected: deadlock detected").
+_DB_NOTICE = re.compile(
+    r"^\s*(?:(?:DETAIL|HINT|CONTEXT|STATEMENT|ERROR|WARNING|NOTICE|LOG|FATAL|PANIC):  \S"
+    r"|[a-z_]\w*(?:\.\w+)+\.[A-Z]\w+:\s)"
+)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _SYMBOLS = set("{}[]()<>=;:/\\|_$#@*\"'`~^&%+")
 
@@ -136,7 +146,9 @@ def _line_kind(line: str) -> str:
         return "pasted"
     if _CODE_END.search(stripped) and _symbol_ratio(stripped) > 0.1:
         return "pasted"
-    if _CONFIG_LINE.match(line) or _INDENTED.match(line):
+    if _DB_NOTICE.match(line):
+        return "pasted"
+    if _CONFIG_LINE.match(line) or _INDENTED.match(line) or _ALIGNED.search(stripped):
         return "maybe"
     return "prose"
 
