@@ -1535,6 +1535,13 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ],
             ("disputed", 2, 1),
         ),
+        # a count changed by so many
+        (["一共五六个人吧", "再加两个人 我舅舅舅妈也要去"], ("superseded", 2, 1)),
+        (["大概十来个人", "少两个人 有一家临时来不了"], ("superseded", 2, 1)),
+        (
+            ["dinner for 8 people saturday", "add 2 more people, my cousins are coming"],
+            ("superseded", 2, 1),
+        ),
         # the budget given up, however it was put; a thing set aside without 了
         (["人均200左右", "算了 别管预算了 老板说超了他自己掏"], ("retracted", 2, 1)),
         (
@@ -1552,6 +1559,22 @@ def test_links_in_the_words_people_use(
     tmp_path: Path, said: list[str], link: tuple[str, int, int]
 ) -> None:
     assert _links(tmp_path, said) == {link}
+
+
+def test_a_count_changed_by_so_many_holds_the_new_count(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    said = [
+        "一共五六个人吧",
+        "再加两个人 我舅舅舅妈也要去",
+        "dinner for 8 people",
+        "add 2 more people",
+    ]
+    rt.on_events(Event("c", n, "user/message", text) for n, text in enumerate(said, 1))
+    now = {i.content: i.numbers for i in rt.store.items("c", ("active",))}
+    assert [(n["value"], n.get("high"), n["unit"]) for n in now["再加两个人 ⟦= 7-8人⟧"]] == [
+        (7, 8, "人")
+    ]
+    assert now["add 2 more people ⟦= 10 people⟧"][0]["value"] == 10
 
 
 def test_a_bare_correction_puts_right_the_value_the_assistant_just_named(tmp_path: Path) -> None:
@@ -1751,6 +1774,10 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         ["五一去杭州", "差点 不去杭州了 还好票买到了"],
         ["每周去健身房3次", "累死了 不去健身房了"],
         ["每周去健身房3次", "今天不去健身房了 改天再去"],
+        # a count changed only in a case, or a limit that only looks like one changed
+        ["我们这次自驾去青岛，一共四个人", "如果再多一个人的话就得租七座车了"],
+        ["一共四个人", "至少两个人得会开车"],
+        ["dinner for 8 people", "if 2 more people come we need a bigger table"],
         # a number added to a list puts right no value near it
         [
             "node 18 and 20 matrix, and bump the timeout to 20 min",

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 from convmem.capture import is_generated, is_user_evidence, user_words
 from convmem.core.constants import EXTRACTED_TYPES
 from convmem.core.cue_match import CueText
-from convmem.core.text import clip, dedupe_key, stable_id
+from convmem.core.text import clip, dedupe_key, stable_id, with_note
 from convmem.errors import StoreBusyError
-from convmem.memory import act_cues, cues, links
+from convmem.memory import act_cues, cues, links, subjects
 from convmem.memory.candidates import Candidate, candidates
 from convmem.memory.models import MemoryItem, StoredEvent
 
@@ -70,6 +70,31 @@ def _bare_value(cand: Candidate) -> bool:
     for n in cand.numbers:
         rest = rest.replace(str(n["raw"]), " ")
     return not _LATIN_WORD.search(rest) and len(_CJK_CHAR.findall(rest)) <= 4
+
+
+def _count_changed(cand: Candidate, replaced: MemoryItem) -> None:
+    """A count changed by so many ("再加两个人" after "五六个人") holds the new count, as a
+    number and as a note after the person's words ("再加两个人 ⟦= 7-8人⟧"); the count
+    it changes must be the replaced item's one value in that unit."""
+    sign = subjects.relative_sign(cand.content)
+    by = [n for n in cand.numbers if isinstance(n.get("value"), (int, float))]
+    if len(by) != 1:
+        return
+    old = [n for n in replaced.numbers if n.get("unit") == by[0].get("unit")]
+    if len(old) != 1 or not isinstance(old[0].get("value"), (int, float)):
+        return
+    step = float(by[0]["value"])
+    low = float(old[0]["value"]) + sign * step
+    high = old[0].get("high")
+    high = float(high) + sign * step if isinstance(high, (int, float)) else None
+    if low <= 0:
+        return
+    whole = {k: int(v) if isinstance(v, float) and v.is_integer() else v
+             for k, v in (("value", low), ("high", high)) if v is not None}  # fmt: skip
+    cand.numbers = [{**by[0], **whole}]
+    word = str(by[0].get("raw", "")).split()[-1] if by[0].get("raw", "").isascii() else ""
+    said = f"{low:g}" + (f"-{high:g}" if high is not None else "")
+    cand.content = with_note(cand.content, f"{said} {word}" if word else f"{said}{by[0]['unit']}")
 
 
 def completed(numbers: list[dict[str, Any]], old: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -386,6 +411,8 @@ class Extractor:
                 cand.kind = "constraint"
         if link is not None and link.relation in ("supersedes", "disputes"):
             cand.numbers = completed(cand.numbers, link.target.numbers)
+        if replaced is not None and subjects.relative_sign(cand.content):
+            _count_changed(cand, replaced)
         content_hash = dedupe_key(f"{cand.kind}\n{cand.content}")
         same = self.store.items_with_hash(session_id, content_hash)
         if any(ref in i.source_refs for i in same):

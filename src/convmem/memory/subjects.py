@@ -865,11 +865,42 @@ class Reading:
     change: bool = False
 
 
+#: A count changed by so many: "再加两个人", "少两个人", "add 2 more people", "3 fewer
+#: guests" (not 至少两个人 or 最多两个人, limits). ``sign`` says which way.
+RELATIVE = re.compile(
+    r"(?P<sign>(?<![参增])加上?|(?<![至最不多很好许差])多|添|(?<![至最不多很好许])少|减|去掉)了?\s*"
+    r"(?=[\d一二两三四五六七八九十]+\s*[个位]?\s*[人位间桌晚天个])"
+    r"|\d+\s+(?P<en>more|extra|additional|fewer|less)\s+"
+    r"(?=(?:people|ppl|guests?|persons?|kids|adults|rooms?|nights?|days?|tables?)\b)"
+    r"|\b(?:one|two|three|four|five|six)\s+(?P<en2>more|extra|additional|fewer|less)\s+"
+    r"(?=(?:people|ppl|guests?|persons?|kids|adults|rooms?|nights?|days?|tables?)\b)",
+    _I,
+)
+
+
+#: What makes a count changed by so many a case, not a change: "如果再多一个人的话".
+_ONLY_IF = re.compile(r"如果|要是|假如|万一|的话|\b(?:if|would|could|might|in case)\b", _I)
+
+
+def relative_sign(text: str) -> int:
+    """+1 or -1 when the clause changes a count by so many (see ``RELATIVE``), else 0."""
+    m = RELATIVE.search(text)
+    if m is None or _ONLY_IF.search(text):
+        return 0
+    word = (m["sign"] or m["en"] or m["en2"] or "").lower()
+    return -1 if word in ("少", "减", "去掉", "fewer", "less") else 1
+
+
 def says_about_earlier(text: str, opener: str = "") -> bool:
     """Whether a clause holds a correction, change or retraction cue: without one, its
     :func:`read` has none of ``correction``, ``change`` and ``retract_target`` set."""
     cue = CueText(f"{opener} {text}".strip())
-    return cue.search(_CORRECTION) or cue.search(_CHANGE) or cue.search(_RETRACT_WORDS)
+    return (
+        cue.search(_CORRECTION)
+        or cue.search(_CHANGE)
+        or cue.search(_RETRACT_WORDS)
+        or relative_sign(text) != 0
+    )
 
 
 def read(text: str, opener: str = "") -> Reading:
@@ -904,7 +935,7 @@ def read(text: str, opener: str = "") -> Reading:
         retract_target=retract,
         names=names,
         hearsay=cue.search(THIRD_PARTY),
-        change=cue.search(_CHANGE),
+        change=cue.search(_CHANGE) or relative_sign(text) != 0,
     )
 
 
