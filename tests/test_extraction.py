@@ -1561,6 +1561,21 @@ def test_links_in_the_words_people_use(
     assert _links(tmp_path, said) == {link}
 
 
+@pytest.mark.parametrize(
+    ("message", "times"),
+    [
+        ("下午三点开始 玩到五点半左右", ["15:00", "17:30"]),
+        ("3pm start, done by 5:30", ["17:30"]),
+        ("下午三点开始 早上十点前到", ["15:00", "10:00"]),  # (its half of the day written)
+    ],
+)
+def test_a_bare_time_after_an_afternoon_one_is_in_the_afternoon(
+    message: str, times: list[str]
+) -> None:
+    found = [n["value"] for c in candidates(message) for n in c.numbers if n["type"] == "time"]
+    assert found == times
+
+
 def test_a_count_changed_by_so_many_holds_the_new_count(tmp_path: Path) -> None:
     rt = runtime(tmp_path)
     said = [

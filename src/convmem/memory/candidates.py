@@ -503,6 +503,35 @@ def _option_at(place: int, offered: str) -> str:
     return zh[1].strip() if zh and ordinal else ""
 
 
+#: A clock time's half of the day, when written ("下午三点", "3pm").
+_HALF_OF_DAY = re.compile(
+    r"上午|下午|晚上|早上|中午|凌晨|傍晚|夜里|早晨|今晚|明晚|[ap]\.?m\b|o'?clock", re.I
+)
+
+
+def _in_the_afternoon(values: list[Value], before: list[Value]) -> list[Value]:
+    """A bare clock time after an afternoon one in the clause before is in the afternoon
+    too when it comes later that way: "下午三点开始 玩到五点半" ends at 17:30."""
+    pm = [
+        _minutes(str(v.value)) for v in before if v.type == "time" and _minutes(str(v.value)) >= 720
+    ]
+    if not pm:
+        return values
+    out = []
+    for v in values:
+        at = _minutes(str(v.value)) if v.type == "time" else -1
+        if 60 <= at < 720 and at < max(pm) < at + 720 and not _HALF_OF_DAY.search(v.raw):
+            v = dataclasses.replace(v, value=f"{at // 60 + 12:02d}:{at % 60:02d}")
+        out.append(v)
+    return out
+
+
+def _minutes(clock: str) -> int:
+    """Minutes since midnight of an "HH:MM" value (-1 for anything else)."""
+    m = re.fullmatch(r"(\d{2}):(\d{2})", clock)
+    return int(m[1]) * 60 + int(m[2]) if m else -1
+
+
 #: What leaves an option out rather than picks it: "anything but polars pls".
 _BUT_NOT = re.compile(r"\b(?:anything but|except|other than|besides|not)[\s,]*$", re.I)
 #: Words around an option's name that only say it is the one: "parquet pls", "topo i
@@ -551,6 +580,8 @@ def candidates(
             clause = dataclasses.replace(clause, text=body[lead:], start=clause.start + lead)
             body = clause.text
             act = acts.classify(body, ctx)
+        if said_before and act.numbers:
+            act.numbers = _in_the_afternoon(act.numbers, said_before)
         before, said_before = said_before, act.numbers
         if from_user and out and out[-1].index == index - 1 and _continues(clause, out[-1], act):
             # "Keep p95 under 200 ms and the timeout at 30 s": the second value has no verb of
