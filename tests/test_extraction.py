@@ -1119,6 +1119,15 @@ _TWO_HOTELS = "湖滨的全季酒店一晚460，龙井那边有家民宿一晚38
          [("decision", "第二个 ⟦= 小李火锅 人均120⟧")]),
         ("有三个方案：第一个是全包，第二个是半包，第三个是清包。", "第二个吧",
          [("decision", "第二个吧 ⟦= 半包⟧")]),
+        # a place word and a value beside it; decimals are no list marks
+        ("Three places: 1) the Marriott, $180 2) Airbnb downtown, $140. Which one?",
+         "the first one, 2 nights",
+         [("decision", "the first one, 2 nights ⟦= the Marriott, $180⟧")]),
+        ("1.5L的油耗低，2.0T的动力强，你看哪个？", "第二个吧", [("decision", "第二个吧")]),
+        # a bare number that answers another question picks nothing
+        ("推荐两家：1. 海底捞 2. 西贝。你们几位？", "2", []),
+        ("Recipes: 1) flour and water 2) sourdough. How many people will be joining?", "3",
+         []),
         ("Which of these links is broken for you? 1) /docs 2) /blog 3) /shop", "2 works",
          [("fact", "2 works")]),
         # asking back, weighing an option, or a task that only shares a word: no choice made
@@ -1535,6 +1544,11 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
             ],
             ("disputed", 2, 1),
         ),
+        # the budget named withdraws the budget before any money paid, even run on
+        (["房租预算3000", "押金已经付了两千", "别管预算了"], ("retracted", 3, 1)),
+        (["装修预算20万", "别管预算了我们先去看看建材市场"], ("retracted", 2, 1)),
+        # an amount put right with what it includes
+        (["budget for the trip is $2000", "actually 2500 including tax"], ("superseded", 2, 1)),
         # a count changed by so many
         (["一共五六个人吧", "再加两个人 我舅舅舅妈也要去"], ("superseded", 2, 1)),
         (["大概十来个人", "少两个人 有一家临时来不了"], ("superseded", 2, 1)),
@@ -1665,6 +1679,10 @@ def test_a_value_the_assistant_named_for_another_reason_is_not_what_is_put_right
         ("明天要下雨的", []),
         ("要加油", []),
         ("需要多久", []),
+        ("要靠窗的", ["constraint"]),
+        ("明天要降温的", []),
+        ("飞机要晚点的", []),
+        ("要命", []),
         ("审计要求的", []),
         ("ok going w/ contractor 2", ["decision"]),
         ("go w the flow lol", []),
@@ -1793,6 +1811,14 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         ["我们这次自驾去青岛，一共四个人", "如果再多一个人的话就得租七座车了"],
         ["一共四个人", "至少两个人得会开车"],
         ["dinner for 8 people", "if 2 more people come we need a bigger table"],
+        # what was dropped is the plan, not a word of something else; money had is no
+        # budget; a question about an exception or a case asks for no change; a kind of
+        # thing left out withdraws no want of another
+        ["我老婆是日本人 不吃辣", "不去日本了 改去韩国"],
+        ["i have $5000 in savings", "ok forget the budget, what's the best laptop"],
+        ["i take 20mg of lexapro", "can i take 10mg instead on days i feel sick?"],
+        ["the 9:15 train for the meeting", "could we take the 10:45 instead if it runs late?"],
+        ["要一台SUV", "二手的不考虑"],
         # a number added to a list puts right no value near it
         [
             "node 18 and 20 matrix, and bump the timeout to 20 min",

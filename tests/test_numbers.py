@@ -654,6 +654,14 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("八点以前起飞的不要", [("八点", "time", "08:00", None, None, "lower")]),
     ("十点以后到的都不行", [("十点", "time", "10:00", None, None, "upper")]),
     ("8点前到", [("8点", "time", "08:00", None, None, "upper")]),
+    ("晚上十点以后的就算了", [("晚上十点", "time", "22:00", None, None, "upper")]),
+    ("早上十点以前入园的不要门票", [("早上十点", "time", "10:00", None, None, "upper")]),
+    (
+        "一双12块",
+        [("一双", "quantity", 1, None, "双", None), ("12块", "money", 12, None, "CNY", None)],
+    ),
+    ("200行不到", [("200行", "quantity", 200, None, "line", None)]),
+    ("两只要打疫苗", [("两只", "quantity", 2, None, "只", None)]),
     # a time that may not come after, or not before: the limit turns round
     ("I'd rather not land after 10pm", [("10pm", "time", "22:00", None, None, "upper")]),
     ("#1 cant start till may 20", [("may 20", "date", "05-20", None, None, "lower")]),

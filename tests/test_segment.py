@@ -46,7 +46,9 @@ def _clauses(text: str) -> list[str]:
         # a bank export in CSV
         "date,desc,amount\n2025-05-02,TRADER JOES,-84.12\n2025-05-03,SHELL,-52.00",
         # a program's columns (kubectl describe), a database's notices and exception
-        "Name:             worker-batch-7d9f8c6b5-xk2lp\nService Account:  worker\n"
+        "Name:             worker-batch-7d9f8c6b5-xk2lp\nNamespace:        staging\n"
+        "Priority:         0\n"
+        "Service Account:  worker\nNode:             ip-10-42-13-77/10.42.13.77\n"
         "Containers:\n  worker:\n    Limits:\n      memory:  256Mi\n"
         "Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s",
         "psycopg2.errors.DeadlockDetected: deadlock detected\n"
@@ -73,6 +75,7 @@ def test_pasted_material_is_not_prose(pasted: str) -> None:
         # two spaces after a full stop, and a list's heading, are the person's typing
         ["Done.  Now the next one.", "I moved it.  It works.", "Ok.  Ship it."],
         ["Steps:", "book the flights", "then the hotel"],
+        ["Budget:  $500 max", "Dates:  june 3-10", "People:  4 adults"],
     ],
 )
 def test_lists_people_type_that_begin_alike_stay_prose(lines: list[str]) -> None:

@@ -230,6 +230,11 @@ def test_a_slip_then_the_word_meant_scratches_the_item_before() -> None:
         ("I just emailed saying the meeting is at 11am", False),
         ('Priya said, "that film is wonderful"', False),  # a transcript's speaker
         ("Google says 5", False),
+        # a name typed in lower case, someone from a team; a document is no person
+        ("btw priya says the SLO is 300ms", True),
+        ("jane from devops says we have to use the self-hosted runners", True),
+        ("lease says july 31 actually", False),
+        ("ticket says 7:40am not 7:10", False),
     ],
 )
 def test_another_persons_word(text: str, hearsay: bool) -> None:

@@ -145,7 +145,7 @@ _NEXT_PLACE = {"万": "千", "千": "百", "w": "千", "k": "百"}
 #: What only comes in thousands: "3万2条" is 32,000 rows ("1万5天" stays 10,000 and 5 days,
 #: "6千5次" 6,000 for 5 sessions).
 _BULK_COUNTERS = frozenset({"条", "line", "char", "篇", "份", "word", "token"})
-_TAIL_DIGITS = re.compile(r"(?P<zero>零)?(?P<digits>\d{1,4})(?P<place>[千百])?(?![\d.])")
+_TAIL_DIGITS = re.compile(r"(?P<zero>零)?(?P<digits>\d{1,4})(?P<place>[千百])?(?![\d.kKwW])")
 #: A lone numeral and a range's join right before a value: "三到五天", "两到3个".
 _LONE_LOW = re.compile(
     r"(?<![零〇一二两三四五六七八九十百千万亿\d])(?P<low>[一二两三四五六七八九十])\s*(?:到|至|~|～|-|－)\s*$"
@@ -220,8 +220,8 @@ _LASTS = re.compile(
 )
 #: A time, then what comes before or after it refused: "八点以前起飞的不要", "十点以后的都不行".
 _ZH_REFUSED = re.compile(
-    r"\s*(?P<side>之前|以前|前|之后|以后|后)[^，,。；;！!？?\s]{0,8}的(?:都|也)?"
-    r"(?:不要|不行|不考虑|不订|不坐|不买|排除|算了|pass)"
+    r"\s*(?P<side>之前|以前|前|之后|以后|后)[^，,。；;！!？?\s]{0,8}的(?:都|也|就)?"
+    r"(?:不要|不行|不考虑|不订|不坐|不买|排除|算了|pass)(?:了|啊|哈)?(?=$|[，,。！!？?\s~])"
 )
 _RATE_THEN_MAX = re.compile(r"\s*(?:a|an|per|each|every)\s+\w+\s+(?:max|tops|at most)\b", re.I)
 #: "an hour and a half", "two days and a half", "half an hour".
@@ -328,6 +328,7 @@ _STATUS_CODE = re.compile(
     re.I,
 )
 #: What a 2k, 4k or 8k names when it is a screen's resolution ("4k的屏幕", "a 4k monitor").
+_CN_DIGITS = frozenset("一二两三四五六七八九十0123456789")
 #: The words around 618 that make it the June shopping festival, not an amount.
 _SALE_BEFORE = re.compile(r"(?:等|等到|等不到|赶上?|过了|趁)\s*$")
 _SALE_AFTER = re.compile(r"\s*(?:大促|活动|的时候|那天|期间|再买|前后|买|囤|促销|优惠|打折)")
@@ -361,7 +362,7 @@ def _grams(text: str, start: int, end: int) -> bool:
 #: What follows 只 when it means "only" (只想, 只要, 只有), not a counter of animals.
 _ONLY_BEFORE = frozenset("想要是有能会剩好需用够")
 #: What follows 行 when it asks "will that do" (行吗, 行不行), not lines of text.
-_OK_ASKED = frozenset("吗嘛么不")
+_OK_ASKED = frozenset("吗嘛么")
 
 
 def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
@@ -373,11 +374,11 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     follows = text[m.end() : m.end() + 1]
     if follows == "性" or (word in ("个字", "字") and follows in _WORD_COMPOUND):
         return None  # 一次性 (at once), 三个字段 (fields): no unit of count
-    if word == "只" and follows in _ONLY_BEFORE:
-        return None  # 我们俩只想请…: "only", no count of animals
+    if word == "只" and text[pos - 1 : pos] in ("俩", "个") and follows in _ONLY_BEFORE:
+        return None  # 我们俩只想请…, 两个只要: "only" (俩 and 个 count people, not animals)
     if m.group() == "S" and follows == "店":
         return None  # 4S店: a car dealership
-    if word == "行" and follows in _OK_ASKED:
+    if word == "行" and (follows in _OK_ASKED or text.startswith("不行", m.end())):
         return None  # 改成三千五行吗, 就八千行不行: "will that do", not lines
     if m.group().isupper() and follows.isdigit():
         return None  # "4个H100": a model name, not hours
@@ -755,7 +756,11 @@ class _Finder:
                 cur_sign is None
                 and not m["mult"]
                 and (
-                    (m["num"] in ("11", "12") and t[begin - 1 : begin] == "双")
+                    (
+                        m["num"] in ("11", "12")
+                        and t[begin - 1 : begin] == "双"
+                        and t[begin - 2 : begin - 1] not in _CN_DIGITS  # 一双12块: a price
+                    )
                     or (
                         m["num"] == "618"
                         and not _unit_at(t, m.end())
@@ -818,7 +823,11 @@ class _Finder:
             body = body.rstrip("半").rstrip("个")
             if body.startswith("万") or (body == "千万" and _NOT_TEN_MILLION.match(t, m.end())):
                 return None  # 万一 is "in case", 千万别 "never": no amount
-            if body in ("十一", "十二") and t[start - 1 : start] == "双":
+            if (
+                body in ("十一", "十二")
+                and t[start - 1 : start] == "双"
+                and (t[start - 2 : start - 1] not in _CN_DIGITS)
+            ):
                 return None  # 双十一: a shopping festival
             parsed = (
                 parse_chinese_number(body)

@@ -103,7 +103,7 @@ _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
 
 #: What convmem adds to an item's words, marked so that it never reads as said: the
 #: option a pick by place names ("2 ⟦= keyset pagination⟧").
-_NOTE = re.compile(r"\s*⟦=[^⟧]*⟧$")
+_NOTE = re.compile(r"(?:\s*⟦=[^⟧]*⟧)+$")
 
 
 def with_note(said: str, note: str) -> str:

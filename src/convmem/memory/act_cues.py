@@ -625,9 +625,13 @@ ZH_REQUIRES = re.compile(
 #: a cheer, "要加油", nor a question, "需要多久").
 ZH_WANTS = re.compile(
     r"^(?:一定|必须|还|也|最好)?(?:要|需要)(?![是不么去走来回下睡吃喝看做出过到上开加好多几什怎帮求有])"
+    r"(?!命|崩|疯|死|哭|吐|饿|困|累|排队|时间|等|晚|迟|慢|降温|堵|生气|疼|发烧|加班|下雨)"
     r"[^，,。！!？?吗呢了的我你他她]{1,6}[。！!~～]*$"
-    r"|^(?![我你他她咱这那])[^，,。！!？?的了要]{1,6}(?:一定|必须|得)?要"
-    r"(?![是不么去走来回下睡吃喝看做出过到上开加好多几什怎帮求有])[^，,。！!？?吗呢了]{1,8}的[。！!~～]*$"
+    # what it is like, in so many words: 无麸质的, 白色的, 室内的, 靠窗的 (not 要降温的,
+    # 要晚点的: what will happen)
+    r"|^(?![我你他她咱这那])[^，,。！!？?的了要]{0,6}(?:一定|必须|得)?要"
+    r"(?:(?:无|不含|纯|全|靠|带|朝|进口|国产|原装|正品|室内|室外|独立)[^，,。！!？?吗呢了]{0,6}"
+    r"|[^，,。！!？?吗呢了]{1,4}(?:色|款|型|装|质|味|式|版|牌))的[。！!~～]*$"
 )
 #: An instruction that turns a setting on or off: "turn on bf16", "enable mixed precision",
 #: "HPA on", "multi-AZ off for now" (a bare "X on" only for a name that looks like one).
@@ -721,9 +725,10 @@ CHANGE_TOLD = re.compile(
 #: person asks for it; "how do I do that instead?" names no value and changes nothing).
 CHANGE_ASKED = re.compile(
     r"^(?:(?:so|ok|okay|hmm+|actually|also|and|but|wait)[\s,]+)*(?:(?:can|could|would|shall)"
-    r"\s+(?:we|you|i)\s+(?:just\s+)?(?:do|make|go|use|switch|try|change|move|push|have|get|book"
+    r"\s+(?:we|you)\s+(?:just\s+)?(?:do|make|go|use|switch|try|change|move|push|have|get|book"
     r"|take|set|bump|drop|cap|keep|pick|order|stay|start|leave|put|plan|aim|budget|cut|raise"
     r"|lower|increase|reduce)\b|(?:how|what)\s+about\b)[^?]*\binstead\b"
+    r"(?![^?]*\b(?:if|when|on days|on weekends|sometimes|once in a while)\b)"
     r"|(?:能不能|能否|可不可以|可以|要不|要不然|那要不)(?:就|还是)?(?:改成|换成|改为|改到|挪到)"
     r"|(?:改成|换成|改到|挪到)[^，,。！!？?]{1,12}(?:行吗|好吗|可以吗|行不行|好不好|可不可以)",
     _I,

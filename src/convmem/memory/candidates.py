@@ -420,7 +420,7 @@ _NOT_A_PICK = frozenset(
 #: A clause that weighs an option, reports on it or repeats the choice, rather than
 #: picks one: "实现是对的", "bloc is too heavy", "the login page still broken".
 _JUDGES = re.compile(
-    r"是|太|很|挺|不错|有点|贵|报错|不行|失败|挂了|坏|还是|或者"
+    r"是|太|很|挺|不错|有点|贵|报错|不行|失败|挂了|坏|还是|或者|还(?!是)"
     r"|\b(?:is|are|was|too|looks|seems|feels|sounds|still|fails?|failed|failing|broken|broke"
     r"|errors?|crash\w*|works|worked|though|tho|idk|expensive|or)\b",
     re.I,
@@ -439,6 +439,12 @@ _BARE_PICK = re.compile(
     r"|^\W*(?:那就|就|选|要)?第[一二三四五1-5](?:个|种|家|套|款)?(?:吧|好了|就行|可以)?\W*$",
     re.I,
 )
+#: The last question of the assistant's message, and the words that ask to choose.
+_LAST_QUESTION = re.compile(r"[^.!?。！？\n]*[?？][^?？]*$")
+_ASKS_TO_CHOOSE = re.compile(
+    r"\b(?:which|pick|choose|prefer|go with|or|option|want)\b|哪|选|还是|或者|要不要|想要|要哪",
+    re.I,
+)
 _PARTS = re.compile(r"[_./+-]")
 _PICK_WORDS = 6  # an answer that picks is short: "merge", "github hosted", "the first one"
 
@@ -447,7 +453,10 @@ def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
     """A short answer that picks one of the options the assistant's question put: "merge"
     after "should it be merge or delete+insert?", "the second one then" after a list."""
     if _NUMBER_APPROVED.match(body) or _BARE_PICK.match(body):
-        return True  # "2 sounds good", "#3 works", "2 then", "第二个吧" after a numbered list
+        # "2 sounds good", "#3 works", "2 then", "第二个吧" after a numbered list, unless
+        # the list ends by asking something else ("…你们几位？", "How many are joining?")
+        asked = _LAST_QUESTION.search(offered)
+        return asked is None or bool(_ASKS_TO_CHOOSE.search(asked.group()))
     if act.kind not in (None, "fact") or _NOT_A_PICK.intersection(act.features):
         return False
     body = _PICK_FILLER.sub(" ", body).strip() or body  # "parquet pls", "topo i guess"
@@ -470,8 +479,8 @@ _PLACES = {"first": 1, "second": 2, "third": 3, "一": 1, "二": 2, "三": 3, "�
 _PLACE_SAID = re.compile(
     r"\b(?:the\s+)?(first|second|third)\b|第([一二三四五1-5])|(?<![\w.])([1-9])(?!\d|\.\d)", re.I
 )
-_OPTION_MARK = re.compile(r"(?:^|(?<=[\s：:，,。；;(]))\(?([1-9])[.)、．]\s?")
-_OPTION_END = re.compile(r"[?？]|[。.!！]\s|[。！!]$|\n")
+_OPTION_MARK = re.compile(r"(?:^|(?<=[\s：:，,。；;(]))\(?([1-9])[.)、．](?!\d)\s?")
+_OPTION_END = re.compile(r"[?？。！]|[.!]\s|!$|\n")
 
 
 def option_by_place(body: str, offered: str) -> str:
@@ -479,9 +488,14 @@ def option_by_place(body: str, offered: str) -> str:
     "第二个") in the assistant's list, as the list says it ("" when it cannot be read):
     "keyset pagination on (created_at, id)" for "2" after "1) OFFSET/LIMIT 2) keyset
     pagination on (created_at, id) 3) …", "半包" for "第二个" after "第二个是半包"."""
-    if not (_BY_PLACE.search(body) or _BARE_PICK.match(body) or _NUMBER_APPROVED.match(body)):
+    bare = bool(_BARE_PICK.match(body) or _NUMBER_APPROVED.match(body))
+    if not (bare or _BY_PLACE.search(body)):
         return ""  # ("v2 for sure" names no place)
-    named = [_option_at(_place(m), offered) for m in _PLACE_SAID.finditer(body)]
+    places = list(_PLACE_SAID.finditer(body))
+    if not bare and any(m[1] or m[2] for m in places):
+        # "the first one, 2 nights": the place word names it, the digit is a value
+        places = [m for m in places if m[1] or m[2] or _OPTION_NUMBER.search(body)]
+    named = [_option_at(_place(m), offered) for m in places]
     return "; ".join(dict.fromkeys(o for o in named if o))  # "do 1 and 2": both
 
 
@@ -497,10 +511,17 @@ def _option_at(place: int, offered: str) -> str:
             stop = marks[i + 1].start() if i + 1 < len(marks) else len(offered)
             text = offered[m.end() : stop]
             end = _OPTION_END.search(text)
-            return clip(text[: end.start()] if end else text, 80).strip(" ,，;；:：")
+            text = clip(text[: end.start()] if end else text, 80).strip(" ,，;；:：")
+            return _JOINER_END.sub("", text)  # ("1) a cron job, or 2) …")
     ordinal = "一二三四五"[place - 1] if place <= 5 else ""
-    zh = re.search(rf"第{ordinal}(?:个|种|家|套|款)?是?([^，,。；;！!？?\n]{{1,40}})", offered)
+    zh = re.search(
+        rf"第{ordinal}(?:个|种|家|套|款)?(?:是|：|:)\s*([^，,。；;！!？?\n]{{1,40}})", offered
+    )
     return zh[1].strip() if zh and ordinal else ""
+
+
+_JOINER_END = re.compile(r"[\s,，]*(?:\bor|\band|或者|或|还是)$", re.I)
+_OPTION_NUMBER = re.compile(r"\b(?:option|#)\s*\d|\b\d\s+and\s+\d\b", re.I)
 
 
 #: A clock time's half of the day, when written ("下午三点", "3pm").
@@ -596,7 +617,7 @@ def candidates(
             act = acts.Act("decision", "picks an option the assistant's question put",
                            act.features, act.numbers)  # fmt: skip
         picked = option_by_place(body, offered) if offered and act.kind == "decision" else ""
-        if picked and (_BY_PLACE.search(body) or _BARE_PICK.match(body)):
+        if picked and (_BARE_PICK.match(body) or _NUMBER_APPROVED.match(body)):
             act.numbers = []  # (the "2" of "2 sounds good" is a place, not a value)
         kind = act.kind
         # a clause of nothing is kept only as a correction or a retraction: read its
@@ -773,8 +794,9 @@ _PUSHBACK = re.compile(
     r" (?:it|that|this|him|her|them|a word|any)\b"
     r"|\bwhich i (?:really )?(?:don['’]?t|do not) (?:buy|believe)\b"
     r"|\b(?:that['’]?s|that is|it['’]?s) not"
-    r" (?:true|right|what)|\bi (?:really )?(?:don['’]?t|do not) think (?:that['’]?s|thats|that is"
-    r"|it['’]?s|its|it is) (?:true|right|correct|the case)\b"
+    r" (?:true|right|what)|\bi (?:really )?(?:don['’]?t|do not) think (?:(?:that['’]?s|thats"
+    r"|that is) (?:true|right|correct|the case)|(?:it['’]?s|its|it is) (?:true|the case))\b"
+    r"(?!\s+(?:to|for|that)\b)"
     r"|\b(?:pretty|fairly) sure (?:it['’]?s|it was|its|that)\b"
     r"|\bi (?:really |kinda |kind of )?doubt\b|\bi haven['’]?t seen (?:that|it|this|the|any)\b"
     r"|\bbs\b|\bnonsense\b|\bi(?:'m| am) not convinced\b|\b(?:i count|i counted|by my count)\b"

@@ -183,7 +183,7 @@ def _restated_kind(kind: str, content: str, replaced: str) -> str:
 
 #: Options laid out by number: "1) … 2) …", "(1) … (2) …" ...
 _NUMBERED_OPTIONS = re.compile(
-    r"(?:^|[\s：:，,。；;])\(?1[.)、．]\s?.{2,400}?[\s，,。；;]\(?2[.)、．]\s?"
+    r"(?:^|[\s：:，,。；;])\(?1[.)、．](?!\d)\s?.{2,400}?[\s，,。；;]\(?2[.)、．](?!\d)\s?"
     r"|第一(?:个|种|家|套|是).{2,200}?第二(?:个|种|家|套|是)",
     re.S,
 )

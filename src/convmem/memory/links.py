@@ -329,6 +329,12 @@ _OWNED_SLIP = re.compile(
     SLIPPED + r"|\b(?:(?:had|got) it wrong|" + MISSPOKE + r")\b",
     re.I,
 )
+#: The person taking another's word as theirs: "nana says 9 is fine and i agree".
+_AGREES = re.compile(
+    r"\bi (?:totally |kinda )?agree\b|\b(?:she|he|they)(?:'s|'re| is| are) right\b"
+    r"|我(?:也)?同意|(?:他|她|他们)说得对",
+    re.I,
+)
 #: A value said to hold from now on, at the end of the clause: "husband says 3 bedrooms now".
 _NOW_END = re.compile(r"\bnow\W*$", re.I)
 #: A change said in so many words, at the start of the clause.
@@ -604,8 +610,8 @@ def _it_is(item: MemoryItem, said: Sequence[dict[str, object]]) -> bool:
     )
 
 
-#: A bare number added, not put in place of another: "add 22", "include 3.12 too".
-_ADDS = re.compile(r"\b(?:add|adding|include|including)\b", re.I)
+#: A bare number added, not put in place of another: "add 22", "adding 3.12 too".
+_ADDS = re.compile(r"\b(?:add|adding)\b", re.I)
 #: A value said to stay as it is: "stays 5s", "still 30", "TTL 还是30分钟", "仍然是3".
 _STAYS = re.compile(r"\b(?:stays?|still|remains?|unchanged)\b|还是|仍然|依然|不变", re.I)
 
@@ -820,15 +826,23 @@ def _names(item: MemoryItem, target: str, clause: str) -> bool:
     if named and words and words <= set(_TOKEN.findall(content)):
         return True
     pairs = {w for w in subjects.content_words(bare) if not w.isascii()}
-    if pairs & subjects.content_words(item.content):
-        return True
-    # "别管预算了", "forget the budget": what the person may spend, however it was put
-    # ("人均200左右", "under $150 a night")
-    return bool(_BUDGET.fullmatch(target.strip())) and "money" in _types(item.numbers)
+    return bool(pairs & subjects.content_words(item.content))
 
 
-#: What the person may spend, named as a whole.
+def _spends(item: MemoryItem) -> bool:
+    """A limit on what the person may spend, however it was put ("人均200左右", "under
+    $150 a night"): what "别管预算了" withdraws when no item names the budget (not
+    "押金已经付了两千", money paid)."""
+    return "money" in _types(item.numbers) and bool(
+        item.kind == "constraint"
+        or any(n.get("bound") == "upper" for n in item.numbers)
+        or _PER_HEAD.search(item.content)
+    )
+
+
+#: What the person may spend, named as a whole; a sum per person or per night.
 _BUDGET = re.compile(r"(?:the\s+)?(?:budget|预算|花费|经费)", re.I)
+_PER_HEAD = re.compile(r"人均|每人|\b(?:per|a|each)\s+(?:person|head)\b", re.I)
 
 
 #: A choice changed to another option: "switch to jimp", "go back to sharp", "换成 redis".
@@ -886,6 +900,7 @@ def relate(
         return None
     if reading.hearsay and (
         _OWNED_SLIP.search(cand.opener)
+        or _AGREES.search(cand.content)
         or ((reading.change or _NOW_END.search(cand.content)) and not _speaks_against(cand))
     ):
         # "HR 打电话说是 15 薪，之前邮件写错了": the person owns up to a slip and takes the
@@ -894,6 +909,8 @@ def relate(
     if cand.retraction and reading.retract_target:
         target = reading.retract_target
         hits = [i for i in pool if _names(i, target, cand.content)]
+        if not hits and _BUDGET.fullmatch(target.strip()):
+            hits = [i for i in pool if _spends(i)]  # "别管预算了" after "人均200左右"
         if not hits:
             return None
         # the item the target's words name best, the newest of those: "scratch the batch

@@ -111,7 +111,7 @@ _CONFIG_LINE = re.compile(r"^\s*[\w.\-/]+\s*[:=]\s*\S+\s*$|^[+-](?![-+\s])\S")
 #: A line laid out in columns, as a program prints one: "Service Account:  worker",
 #: "Type              Status" (a key, then its value lined up after spaces), or a key
 #: that opens a nested block ("Containers:").
-_ALIGNED = re.compile(r"^[\w .()/-]{1,40}?:\s{2,}\S|\S {3,}\S|^\s*[A-Za-z][\w.-]{0,30}:$")
+_ALIGNED = re.compile(r"^[\w .()/-]{1,40}?:\s{3,}\S|\S {3,}\S|^\s*[A-Za-z][\w.-]{0,30}:$")
 #: A database server's notice ("DETAIL:  Process 31877 waits…", "HINT:  See server log") or
 #: an exception named by its module ("psycopg2.errors.DeadlockDetected: deadlock detected").
 _DB_NOTICE = re.compile(

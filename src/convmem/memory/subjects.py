@@ -170,9 +170,10 @@ _REJECTED_EN = (
     ),
     re.compile(r"\b(?:from|was)\s+(?P<old>[\w.:$%+-]+(?:\s?[\w%]+)?)\s+(?:to|now)\b", _I),
 )
-#: "不去日本了 改去韩国": a plan dropped, then the one instead (put right, not withdrawn).
+#: "不去日本了 改去韩国": a plan dropped, then the one instead (put right, not withdrawn);
+#: what was dropped keeps its verb ("去日本" is no "我老婆是日本人").
 _DROPPED_THEN = re.compile(
-    r"不(?:去|用|要|买|选|住|坐|订|考虑|报|学)\s*(?P<old>[^\s，,。！!？?]{1,10}?)\s*了[\s，,]*"
+    r"不(?P<old>(?:去|用|要|买|选|住|坐|订|考虑|报|学)\s*[^\s，,。！!？?]{1,10}?)\s*了[\s，,]*"
     r"(?:改|换)(?:成|去|用|为|买|住|坐|订|报|学)"
 )
 #: "不是X而是", "把X改成", "从X改成", "不用X".
@@ -418,7 +419,7 @@ _RETRACT_SOURCE = (
     r"|的事|那事|的要求|那条|那章|那部分)?(?:计划|安排|想法|打算)?(?:先|就|也)?\s?(?:不用管了|不用?考虑了|不需要了"
     r"|不要了|不用了|不管了|就算了|取消了?|可以不管|先放一放|不[做搞去买订办上装报约租加]了"
     r"|不用[去做搞买订办上来加装改]了|当我没说过?|(?:drop|cancel|砍|取消)\s?掉"
-    r"|不考虑(?=$|[\s，,。!！~]))"
+    r"|(?<=先)不考虑(?=$|[\s，,。!！~]))"
     # "电梯那条就不卡了": after what it names, anything no longer done
     # ("孩子的事不少了", "时间那个不早了" say how things are; 砍了 and 吹了 after what
     # they name: "ablation 那章砍了", "按摩椅那事吹了", not "价格砍了一半")
@@ -439,7 +440,7 @@ _RETRACT_SOURCE = (
     # "刚才说的预算作废": what was said, void
     r"|(?:刚才|之前|前面)说的(?P<q>[\u3400-\u9fffA-Za-z0-9 ]{1,12}?)(?:作废|不算了?)"
     r"|(?:别管|不用管|不用考虑|取消|先不搞|先别搞|先不做|先不要)"
-    r"(?P<g>[\u3400-\u9fffA-Za-z0-9]{1,10}?)(?:了|啦)?(?=$|[\s，,。!！~])"
+    r"(?P<g>[\u3400-\u9fffA-Za-z0-9]{1,10}?)(?:了|啦|(?=$|[\s，,。!！~]))"
     r"|^先别(?P<h2>[\u3400-\u9fff]{1,4})"
     # "不去日本了 改去韩国": the place or thing, after the verb no longer done
     r"|(?:^|[\s，,])(?:先|就|也)?不(?:去|买|订|租|报|选)(?P<n2>[\u3400-\u9fffA-Za-z0-9]{1,8}?)了"
@@ -818,7 +819,10 @@ THIRD_PARTY = re.compile(
     # a name typed in lower case, opening the clause: "btw priya says the SLO is…"
     r"|^(?:(?:btw|but|and|so|also|oh|well|ok|okay|fyi|hmm+)[\s,]+)*(?!(?:it|this|that|which|what"
     r"|who|everyone|everybody|nobody|google|wikipedia|error|he|she|they|someone|somebody|mine"
-    r"|yours|one)\b)[a-z]{3,}\s+says\b"
+    r"|yours|one|lease|ticket|contract|receipt|invoice|label|sign|email|letter|doc|docs|page"
+    r"|site|website|app|map|menu|manual|bill|form|note|screen|log|message|text|chart|schedule"
+    r"|calendar|box|bottle|package|tv|clock|gps|recipe|policy|report|script|test|readme"
+    r"|output|forecast|weather|paper|book|article)\b)[a-z]{3,}\s+says\b"
     r"|\baccording to\b"
     # who by their trade, with no "my" or "the": "contractor 1 says", "globex recruiter says"
     r"|\b(?:recruiter|realtor|agent|broker|supplier|vendor|seller|contractor|landlord|interviewer"
