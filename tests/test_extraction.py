@@ -1590,6 +1590,14 @@ def test_a_bare_time_after_an_afternoon_one_is_in_the_afternoon(
     assert found == times
 
 
+def test_words_run_together_before_a_value_are_read_in_time(tmp_path: Path) -> None:
+    # which word a value hangs on is read past a long run of spaces (a config pasted with
+    # its columns): a pattern that nests its repeats takes exponential time on such text
+    # (a message like this one stalled extraction for hours before the pattern was flat)
+    said = ["the pool size must be 20", "pool" + " " * 40 + "size should be set to 50"]
+    assert _links(tmp_path, said) == {("superseded", 2, 1)}
+
+
 def test_a_count_changed_by_so_many_holds_the_new_count(tmp_path: Path) -> None:
     rt = runtime(tmp_path)
     said = [

@@ -162,7 +162,9 @@ def _owner(content: str, numbers: Sequence[dict[str, object]]) -> str:
     raw = str(numbers[0].get("raw")) if numbers else ""
     if not raw or raw not in content:
         return ""
-    word = _WORD_BEFORE.search(_SETTING_VERB.sub("", content[: content.index(raw)]))
+    at = content.index(raw)
+    # (what the value hangs on is just before it: the search reads no further back)
+    word = _WORD_BEFORE.search(_SETTING_VERB.sub("", content[max(0, at - _OWNER_REACH) : at]))
     return word[1].lower() if word and word[1].lower() not in _NOT_AN_OWNER else ""
 
 
@@ -178,10 +180,11 @@ def _value_of_another(owner: str, item: MemoryItem) -> bool:
 #: What sits between a setting's name and its new value: the verb and its particles
 #: (改成, 也调到, "to", "is now", "=").
 _SETTING_VERB = re.compile(
-    r"(?:[\u4e00-\u9fff]+|\s+|[:=]|\b(?:to|at|is|now|be|should|set|bumped|raised|lowered"
+    r"(?:[\u4e00-\u9fff\s:=]|\b(?:to|at|is|now|be|should|set|bumped|raised|lowered"
     r"|changed|moved|goes|went|up|down)\b)+$",
     re.IGNORECASE,
 )
+_OWNER_REACH = 60
 _NOT_A_TOOL = frozenset(
     "to the a an is are was were be at on in of from with and or v version now".split()
 )
