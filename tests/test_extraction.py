@@ -1528,6 +1528,11 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (["我们计划在杭州玩3天", "能不能改成5天？"], ("superseded", 2, 1)),
         (["我们计划在杭州玩3天", "要不改成5天？"], ("superseded", 2, 1)),
         (["预算三千", "改成三千五行吗"], ("superseded", 2, 1)),
+        (["我们计划在杭州玩3天", "改成5天吧？"], ("superseded", 2, 1)),
+        (["超时 3 秒", "要不超时改成5秒？"], ("superseded", 2, 1)),
+        (["we're planning a 4 day trip to lisbon", "can we make it 5 days?"], ("superseded", 2, 1)),
+        (["the server runs on port 8080", "could you change it to 8081?"], ("superseded", 2, 1)),
+        (["预算三千", "预算别管了"], ("retracted", 2, 1)),
         # another's claim named in lower case, or by team, disputes rather than replaces
         (
             [
@@ -1825,6 +1830,7 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         ["我老婆是日本人 不吃辣", "不去日本了 改去韩国"],
         ["i have $5000 in savings", "ok forget the budget, what's the best laptop"],
         ["i take 20mg of lexapro", "can i take 10mg instead on days i feel sick?"],
+        ["the trip is 4 days", "can we make it 5 days if flights are cheap?"],
         ["the 9:15 train for the meeting", "could we take the 10:45 instead if it runs late?"],
         ["要一台SUV", "二手的不考虑"],
         # a number added to a list puts right no value near it

@@ -729,8 +729,14 @@ CHANGE_ASKED = re.compile(
     r"|take|set|bump|drop|cap|keep|pick|order|stay|start|leave|put|plan|aim|budget|cut|raise"
     r"|lower|increase|reduce)\b|(?:how|what)\s+about\b)[^?]*\binstead\b"
     r"(?![^?]*\b(?:if|when|on days|on weekends|sometimes|once in a while)\b)"
-    r"|(?:能不能|能否|可不可以|可以|要不|要不然|那要不)(?:就|还是)?(?:改成|换成|改为|改到|挪到)"
-    r"|(?:改成|换成|改到|挪到)[^，,。！!？?]{1,12}(?:行吗|好吗|可以吗|行不行|好不好|可不可以)",
+    # "can we make it 5 days?", "could you change it to 8081?" (a value, said at once)
+    r"|^(?:(?:so|ok|okay|hmm+|actually|also|and|but|wait)[\s,]+)*(?:can|could)\s+(?:we|you|u)"
+    r"\s+(?:just\s+)?(?:make\s+(?:it|that)|(?:change|switch|move|bump|set)\s+(?:it|that|this"
+    r"|the\s+\w+)\s+to)\s+[$€£¥]?\d(?![^?]*\b(?:if|when)\b)"
+    r"|(?:能不能|能否|可不可以|可以|要不|要不然|那要不)(?:就|还是)?[^，,。！!？?]{0,8}?"
+    r"(?:改成|换成|改为|改到|挪到|换到)"
+    r"|(?:改成|换成|改到|挪到|换到|改)[^，,。！!？?]{1,12}(?:行吗|好吗|可以吗|行不行|好不好"
+    r"|可不可以)|(?:改成|换成|改到|换到)[^，,。！!？?]{1,12}吧[？?]",
     _I,
 )
 #: A verdict on a value: "100 is too strict", "$300 is way too much", "that's too far" ("my
