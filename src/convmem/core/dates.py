@@ -10,6 +10,7 @@ from __future__ import annotations
 import calendar
 import re
 from bisect import bisect_left, bisect_right
+from dataclasses import replace
 from typing import Protocol
 
 from convmem.core.units import CN_DIGIT, Value, parse_chinese_number
@@ -446,3 +447,32 @@ def _afternoon(period: str | None, hour: int) -> int:
     if period in ("凌晨", "半夜") and hour == 12:
         return 0
     return hour
+
+
+#: A clock time's half of the day, when written ("下午三点", "3pm").
+_HALF_OF_DAY = re.compile(
+    r"上午|下午|晚上|早上|中午|凌晨|傍晚|夜里|早晨|今晚|明晚|[ap]\.?m\b|o'?clock", re.I
+)
+
+
+def in_the_afternoon(values: list[Value], before: list[Value]) -> list[Value]:
+    """A bare clock time after an afternoon one in the clause before is in the afternoon
+    too when it comes later that way: "下午三点开始 玩到五点半" ends at 17:30."""
+    pm = [
+        _minutes(str(v.value)) for v in before if v.type == "time" and _minutes(str(v.value)) >= 720
+    ]
+    if not pm:
+        return values
+    out = []
+    for v in values:
+        at = _minutes(str(v.value)) if v.type == "time" else -1
+        if 60 <= at < 720 and at < max(pm) < at + 720 and not _HALF_OF_DAY.search(v.raw):
+            v = replace(v, value=f"{at // 60 + 12:02d}:{at % 60:02d}")
+        out.append(v)
+    return out
+
+
+def _minutes(clock: str) -> int:
+    """Minutes since midnight of an "HH:MM" value (-1 for anything else)."""
+    m = re.fullmatch(r"(\d{2}):(\d{2})", clock)
+    return int(m[1]) * 60 + int(m[2]) if m else -1

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from convmem.core.cue_match import CueText
+from convmem.core.dates import in_the_afternoon
 from convmem.core.numbers import Value, find_numbers
 from convmem.core.text import clip, paths, with_note
-from convmem.memory import acts, segment, subjects
+from convmem.memory import acts, picks, segment, subjects
 from convmem.memory.act_cues import CHANGE_ASKED
 from convmem.memory.small_talk import small_talk
 
@@ -398,176 +399,6 @@ def requirements(
     return spans
 
 
-#: An assistant's question that puts options to the person: "merge or delete+insert?",
-#: "Which one?", "选哪个", a numbered list of them.
-_OFFERS_CHOICE = re.compile(
-    r"\b(?:or|which|options?|vs)\b|还是|哪个|哪种|一是|第[一二三]个|(?:^|[\s：:，,。；;])\(?[1-3]"
-    r"[.)、．]\s?",
-    re.I,
-)
-#: An option named by its place: "the second one then", "option 2", "do 1 and 2", "第二个".
-_BY_PLACE = re.compile(
-    r"\bthe (?:first|second|third|last|former|latter)(?: one| option)?\b|\boption \d\b"
-    r"|^\W*(?:(?:let's|lets|do|go with|ok|so)\s+)?\d(?: and \d)?\W*(?:then)?\W*$"
-    r"|第[一二三](?:个|种)|方案[一二三1-3]",
-    re.I,
-)
-#: What an answer that picks an option is not: asking back, thanks, a feeling, a no.
-_NOT_A_PICK = frozenset(
-    {"act:question", "act:zh_question", "act:ack", "act:feeling", "act:negated",
-     "act:hypothetical", "act:narration"}
-)  # fmt: skip
-#: A clause that weighs an option, reports on it or repeats the choice, rather than
-#: picks one: "实现是对的", "bloc is too heavy", "the login page still broken".
-_JUDGES = re.compile(
-    r"是|太|很|挺|不错|有点|贵|报错|不行|失败|挂了|坏|还是|或者|还(?!是)"
-    r"|\b(?:is|are|was|too|looks|seems|feels|sounds|still|fails?|failed|failing|broken|broke"
-    r"|errors?|crash\w*|works|worked|though|tho|idk|expensive|or)\b",
-    re.I,
-)
-#: An option's number and a word that takes it: "2 sounds good", "#3 works for me".
-_NUMBER_APPROVED = re.compile(
-    r"^\W*(?:(?:ok|okay|yeah|yes|so|then)[\s,]+)?(?:#|no\.?\s?|option\s*)?[1-9]\s+"
-    r"(?:sounds (?:good|great|right|fine)|works for me|is (?:good|fine|better|the one)"
-    r"|it is|looks (?:good|right)|pls|please|for sure)\W*$",
-    re.I,
-)
-#: An option's number or place and nothing else: "2", "2 then", "#3 pls", "第二个吧".
-_BARE_PICK = re.compile(
-    r"^\W*(?:(?:ok|okay|yeah|yes|so|let's do|lets do|go with)[\s,]+)?(?:#|option\s*)?[1-9]"
-    r"(?:[\s,]+(?:then|pls|please|i guess|i think))?\W*$"
-    r"|^\W*(?:那就|就|选|要)?第[一二三四五1-5](?:个|种|家|套|款)?(?:吧|好了|就行|可以)?\W*$",
-    re.I,
-)
-#: The last question of the assistant's message, and the words that ask to choose.
-_LAST_QUESTION = re.compile(r"[^.!?。！？\n]*[?？][^?？]*$")
-_ASKS_TO_CHOOSE = re.compile(
-    r"\b(?:which|pick|choose|prefer|go with|or|option|want)\b|哪|选|还是|或者|要不要|想要|要哪",
-    re.I,
-)
-_PARTS = re.compile(r"[_./+-]")
-_PICK_WORDS = 6  # an answer that picks is short: "merge", "github hosted", "the first one"
-
-
-def _picks_an_option(body: str, act: acts.Act, offered: str) -> bool:
-    """A short answer that picks one of the options the assistant's question put: "merge"
-    after "should it be merge or delete+insert?", "the second one then" after a list."""
-    if _NUMBER_APPROVED.match(body) or _BARE_PICK.match(body):
-        # "2 sounds good", "#3 works", "2 then", "第二个吧" after a numbered list, unless
-        # the list ends by asking something else ("…你们几位？", "How many are joining?")
-        asked = _LAST_QUESTION.search(offered)
-        return asked is None or bool(_ASKS_TO_CHOOSE.search(asked.group()))
-    if act.kind not in (None, "fact") or _NOT_A_PICK.intersection(act.features):
-        return False
-    body = _PICK_FILLER.sub(" ", body).strip() or body  # "parquet pls", "topo i guess"
-    cjk = len(_CJK.findall(body))
-    if cjk > 2 * _PICK_WORDS or len(re.findall(r"[A-Za-z0-9]+", body)) > _PICK_WORDS:
-        return False
-    if _JUDGES.search(body):
-        # "bloc 样板代码太多了", "the last one failed though", "npm or pnpm, idk": weighs
-        # an option, reports on it or names them all; it does not pick one
-        return False
-    if _BY_PLACE.search(body):
-        return True
-    # mostly the option's own words: "github hosted" (GitHub-hosted), not "write a
-    # migration test with…"; the parts of a compound name count as words
-    words = subjects.content_words(_PARTS.sub(" ", _POINTS_AT.sub(" ", body)))
-    return 2 * len(words & subjects.content_words(_PARTS.sub(" ", offered))) > len(words)
-
-
-_PLACES = {"first": 1, "second": 2, "third": 3, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5}
-_PLACE_SAID = re.compile(
-    r"\b(?:the\s+)?(first|second|third)\b|第([一二三四五1-5])|(?<![\w.])([1-9])(?!\d|\.\d)", re.I
-)
-_OPTION_MARK = re.compile(r"(?:^|(?<=[\s：:，,。；;(]))\(?([1-9])[.)、．](?!\d)\s?")
-_OPTION_END = re.compile(r"[?？。！]|[.!]\s|!$|\n")
-
-
-def option_by_place(body: str, offered: str) -> str:
-    """The words of the option an answer picks by its place ("2", "the second one",
-    "第二个") in the assistant's list, as the list says it ("" when it cannot be read):
-    "keyset pagination on (created_at, id)" for "2" after "1) OFFSET/LIMIT 2) keyset
-    pagination on (created_at, id) 3) …", "半包" for "第二个" after "第二个是半包"."""
-    bare = bool(_BARE_PICK.match(body) or _NUMBER_APPROVED.match(body))
-    if not (bare or _BY_PLACE.search(body)):
-        return ""  # ("v2 for sure" names no place)
-    places = list(_PLACE_SAID.finditer(body))
-    if not bare and any(m[1] or m[2] for m in places):
-        # "the first one, 2 nights": the place word names it, the digit is a value
-        places = [m for m in places if m[1] or m[2] or _OPTION_NUMBER.search(body)]
-    named = [_option_at(_place(m), offered) for m in places]
-    return "; ".join(dict.fromkeys(o for o in named if o))  # "do 1 and 2": both
-
-
-def _place(said: re.Match[str]) -> int:
-    word = next(g for g in said.groups() if g)
-    return int(word) if word.isdigit() else _PLACES[word.lower()]
-
-
-def _option_at(place: int, offered: str) -> str:
-    marks = list(_OPTION_MARK.finditer(offered))
-    for i, m in enumerate(marks):
-        if int(m[1]) == place:
-            stop = marks[i + 1].start() if i + 1 < len(marks) else len(offered)
-            text = offered[m.end() : stop]
-            end = _OPTION_END.search(text)
-            text = clip(text[: end.start()] if end else text, 80).strip(" ,，;；:：")
-            return _JOINER_END.sub("", text)  # ("1) a cron job, or 2) …")
-    ordinal = "一二三四五"[place - 1] if place <= 5 else ""
-    zh = re.search(
-        rf"第{ordinal}(?:个|种|家|套|款)?(?:是|：|:)\s*([^，,。；;！!？?\n]{{1,40}})", offered
-    )
-    return zh[1].strip() if zh and ordinal else ""
-
-
-_JOINER_END = re.compile(r"[\s,，]*(?:\bor|\band|或者|或|还是)$", re.I)
-_OPTION_NUMBER = re.compile(r"\b(?:option|#)\s*\d|\b\d\s+and\s+\d\b", re.I)
-
-
-#: A clock time's half of the day, when written ("下午三点", "3pm").
-_HALF_OF_DAY = re.compile(
-    r"上午|下午|晚上|早上|中午|凌晨|傍晚|夜里|早晨|今晚|明晚|[ap]\.?m\b|o'?clock", re.I
-)
-
-
-def _in_the_afternoon(values: list[Value], before: list[Value]) -> list[Value]:
-    """A bare clock time after an afternoon one in the clause before is in the afternoon
-    too when it comes later that way: "下午三点开始 玩到五点半" ends at 17:30."""
-    pm = [
-        _minutes(str(v.value)) for v in before if v.type == "time" and _minutes(str(v.value)) >= 720
-    ]
-    if not pm:
-        return values
-    out = []
-    for v in values:
-        at = _minutes(str(v.value)) if v.type == "time" else -1
-        if 60 <= at < 720 and at < max(pm) < at + 720 and not _HALF_OF_DAY.search(v.raw):
-            v = dataclasses.replace(v, value=f"{at // 60 + 12:02d}:{at % 60:02d}")
-        out.append(v)
-    return out
-
-
-def _minutes(clock: str) -> int:
-    """Minutes since midnight of an "HH:MM" value (-1 for anything else)."""
-    m = re.fullmatch(r"(\d{2}):(\d{2})", clock)
-    return int(m[1]) * 60 + int(m[2]) if m else -1
-
-
-#: What leaves an option out rather than picks it: "anything but polars pls".
-_BUT_NOT = re.compile(r"\b(?:anything but|except|other than|besides|not)[\s,]*$", re.I)
-#: Words around an option's name that only say it is the one: "parquet pls", "topo i
-#: guess", "fossil dig for sure", "tapas sounds fun actually", "ok getting the topos".
-_PICK_FILLER = re.compile(
-    r"^\W*(?:(?:ok|okay|yeah|yes|so|hmm|um|then|getting|get|let's do|lets do|i'll take|i'll go"
-    r" with|go with|going with)\b[\s,]*)+"
-    r"|[\s,]+(?:(?:pls|plz|please|i guess|i think|for sure|probably|prob|actually|i'd say"
-    r"|sounds (?:good|great|fun|nice|perfect|best|right)|it is|works for me)\b[\s,.!]*)+$",
-    re.I,
-)
-#: The words that point at an option rather than name it: "民宿那个吧" names 民宿.
-_POINTS_AT = re.compile(r"的?[那这](?:个|家|种|间|款|套|条)(?=吧)|吧\W*$")
-
-
 def candidates(
     text: str, from_user: bool = True, after_question: bool = False, offered: str = ""
 ) -> list[Candidate]:
@@ -578,7 +409,7 @@ def candidates(
     that message, where a question that puts options makes a short answer naming one
     of them a decision ("merge" after "merge or delete+insert?").
     """
-    offered = offered if from_user and _OFFERS_CHOICE.search(offered) else ""
+    offered = offered if from_user and picks.OFFERS_CHOICE.search(offered) else ""
     out: list[Candidate] = []
     index = 0
     if not from_user and not CueText(text).search(PROPOSAL):
@@ -602,7 +433,7 @@ def candidates(
             body = clause.text
             act = acts.classify(body, ctx)
         if said_before and act.numbers:
-            act.numbers = _in_the_afternoon(act.numbers, said_before)
+            act.numbers = in_the_afternoon(act.numbers, said_before)
         before, said_before = said_before, act.numbers
         if from_user and out and out[-1].index == index - 1 and _continues(clause, out[-1], act):
             # "Keep p95 under 200 ms and the timeout at 30 s": the second value has no verb of
@@ -611,13 +442,15 @@ def candidates(
                            act.numbers)  # fmt: skip
         if (
             offered
-            and _picks_an_option(body, act, offered)
-            and not _BUT_NOT.search(text, max(0, clause.start - 14), clause.start)  # anything but
+            and picks.picks_an_option(body, act, offered)
+            and not picks.BUT_NOT.search(
+                text, max(0, clause.start - 14), clause.start
+            )  # anything but
         ):
             act = acts.Act("decision", "picks an option the assistant's question put",
                            act.features, act.numbers)  # fmt: skip
-        picked = option_by_place(body, offered) if offered and act.kind == "decision" else ""
-        if picked and (_BARE_PICK.match(body) or _NUMBER_APPROVED.match(body)):
+        picked = picks.option_by_place(body, offered) if offered and act.kind == "decision" else ""
+        if picked and picks.by_place_only(body):
             act.numbers = []  # (the "2" of "2 sounds good" is a place, not a value)
         kind = act.kind
         # a clause of nothing is kept only as a correction or a retraction: read its

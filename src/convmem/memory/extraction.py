@@ -28,7 +28,7 @@ from convmem.core.constants import EXTRACTED_TYPES
 from convmem.core.cue_match import CueText
 from convmem.core.text import clip, dedupe_key, stable_id, with_note
 from convmem.errors import StoreBusyError
-from convmem.memory import act_cues, cues, links, subjects
+from convmem.memory import act_cues, cues, links, picks, subjects
 from convmem.memory.candidates import Candidate, candidates
 from convmem.memory.models import MemoryItem, StoredEvent
 
@@ -181,34 +181,9 @@ def _restated_kind(kind: str, content: str, replaced: str) -> str:
     return kind
 
 
-#: Options laid out by number: "1) … 2) …", "(1) … (2) …" ...
-_NUMBERED_OPTIONS = re.compile(
-    r"(?:^|[\s：:，,。；;])\(?1[.)、．](?!\d)\s?.{2,400}?[\s，,。；;]\(?2[.)、．](?!\d)\s?"
-    r"|第一(?:个|种|家|套|是).{2,200}?第二(?:个|种|家|套|是)",
-    re.S,
-)
-#: ... said to be options, not the steps of what was done ("Here's what I changed: 1. …").
-_OFFERS = re.compile(
-    r"\b(?:options?|ways|approaches|alternatives|choices|either|pick|choose|prefer|side by side"
-    r"|vs|versus|which)\b|方案|选项|二选一|可以选|选哪|推荐|以下|供你参考|可以考虑"
-    r"|有(?:两|三|几)(?:个|种|家|套|款)",
-    re.I,
-)
-
-
 #: How much of the assistant's message before a correction it may answer (see
 #: ``links``: "make it 90s" after "a 45s server timeout will cut the export off").
 _REPLY_TAIL = 600
-
-
-def _question_in(text: str) -> str:
-    """The end of an assistant's message when it ends by asking something or lays out
-    numbered options (empty otherwise)."""
-    tail = text[-600:]
-    if _NUMBERED_OPTIONS.search(tail) and _OFFERS.search(text):
-        return tail  # "two ways: 1) Astoria … 2) Jersey City …": the choice is put
-    tail = text[-300:]
-    return tail if "?" in tail or "？" in tail else ""
 
 
 class Extractor:
@@ -329,7 +304,7 @@ class Extractor:
             return
         made: list[MemoryItem] = []
         replied_to = self._assistant_before(event) if from_user else ""
-        asked = _question_in(replied_to)
+        asked = picks.offered_in(replied_to)
         said = event.text
         if event.truncated and event.store == "archive":
             # what the person says after a long paste is past the stored copy's cap: its
