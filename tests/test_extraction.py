@@ -1126,6 +1126,9 @@ _TWO_HOTELS = "湖滨的全季酒店一晚460，龙井那边有家民宿一晚38
         ("1.5L的油耗低，2.0T的动力强，你看哪个？", "第二个吧", [("decision", "第二个吧")]),
         # a bare number that answers another question picks nothing
         ("推荐两家：1. 海底捞 2. 西贝。你们几位？", "2", []),
+        # a list marked with full-width brackets
+        ("有三家：1）老王烤鸭 2）小李火锅 3）西贝，你选哪个？", "第一个",
+         [("decision", "第一个 ⟦= 老王烤鸭⟧")]),
         ("Recipes: 1) flour and water 2) sourdough. How many people will be joining?", "3",
          []),
         ("Which of these links is broken for you? 1) /docs 2) /blog 3) /shop", "2 works",
@@ -1601,6 +1604,12 @@ def test_words_run_together_before_a_value_are_read_in_time(tmp_path: Path) -> N
     # (a message like this one stalled extraction for hours before the pattern was flat)
     said = ["the pool size must be 20", "pool" + " " * 40 + "size should be set to 50"]
     assert _links(tmp_path, said) == {("superseded", 2, 1)}
+
+
+def test_the_budget_withdrawn_is_the_persons_not_anothers_word(tmp_path: Path) -> None:
+    said = ["人均200左右", "老板说人均可以到三百", "算了 别管预算了"]
+    assert ("retracted", 3, 1) in _links(tmp_path, said)
+    assert ("retracted", 3, 2) not in _links(tmp_path / "again", said)
 
 
 def test_a_count_changed_by_so_many_holds_the_new_count(tmp_path: Path) -> None:

@@ -836,6 +836,8 @@ def _spends(item: MemoryItem) -> bool:
     """A limit on what the person may spend, however it was put ("人均200左右", "under
     $150 a night"): what "别管预算了" withdraws when no item names the budget (not
     "押金已经付了两千", money paid)."""
+    if subjects.THIRD_PARTY.search(item.content):
+        return False  # ("老板说人均可以到三百" is the boss's word, not the person's budget)
     return "money" in _types(item.numbers) and bool(
         item.kind == "constraint"
         or any(n.get("bound") == "upper" for n in item.numbers)

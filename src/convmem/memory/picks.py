@@ -18,7 +18,7 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 
 #: Options laid out by number: "1) … 2) …", "(1) … (2) …" ...
 _NUMBERED_OPTIONS = re.compile(
-    r"(?:^|[\s：:，,。；;])\(?1[.)、．](?!\d)\s?.{2,400}?[\s，,。；;]\(?2[.)、．](?!\d)\s?"
+    r"(?:^|[\s：:，,。；;])[(（]?1[.)）、．](?!\d)\s?.{2,400}?[\s，,。；;][(（]?2[.)）、．](?!\d)\s?"
     r"|第一(?:个|种|家|套|是).{2,200}?第二(?:个|种|家|套|是)",
     re.S,
 )
@@ -44,8 +44,8 @@ def offered_in(text: str) -> str:
 #: An assistant's question that puts options to the person: "merge or delete+insert?",
 #: "Which one?", "选哪个", a numbered list of them.
 OFFERS_CHOICE = re.compile(
-    r"\b(?:or|which|options?|vs)\b|还是|哪个|哪种|一是|第[一二三]个|(?:^|[\s：:，,。；;])\(?[1-3]"
-    r"[.)、．]\s?",
+    r"\b(?:or|which|options?|vs)\b|还是|哪个|哪种|一是|第[一二三]个|(?:^|[\s：:，,。；;])[(（]?[1-3]"
+    r"[.)）、．]\s?",
     re.I,
 )
 #: An option named by its place: "the second one then", "option 2", "do 1 and 2", "第二个".
@@ -122,7 +122,7 @@ _PLACES = {"first": 1, "second": 2, "third": 3, "一": 1, "二": 2, "三": 3, "�
 _PLACE_SAID = re.compile(
     r"\b(?:the\s+)?(first|second|third)\b|第([一二三四五1-5])|(?<![\w.])([1-9])(?!\d|\.\d)", re.I
 )
-_OPTION_MARK = re.compile(r"(?:^|(?<=[\s：:，,。；;(]))\(?([1-9])[.)、．](?!\d)\s?")
+_OPTION_MARK = re.compile(r"(?:^|(?<=[\s：:，,。；;(（]))[(（]?([1-9])[.)）、．](?!\d)\s?")
 _OPTION_END = re.compile(r"[?？。！]|[.!]\s|!$|\n")
 
 
