@@ -1557,6 +1557,11 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (["装修预算20万", "别管预算了我们先去看看建材市场"], ("retracted", 2, 1)),
         # an amount put right with what it includes
         (["budget for the trip is $2000", "actually 2500 including tax"], ("superseded", 2, 1)),
+        # a subject key that holds the new value still names the old item
+        (
+            ["MSRV is 1.70, no unsafe anywhere", "actually MSRV 1.74 is fine, update Cargo.toml"],
+            ("superseded", 2, 1),
+        ),
         # a count changed by so many
         (["一共五六个人吧", "再加两个人 我舅舅舅妈也要去"], ("superseded", 2, 1)),
         (["大概十来个人", "少两个人 有一家临时来不了"], ("superseded", 2, 1)),

@@ -613,6 +613,8 @@ def _it_is(item: MemoryItem, said: Sequence[dict[str, object]]) -> bool:
     )
 
 
+#: A value written as a word of a subject key ("1.74" of "msrv 1.74").
+_VALUE_WORD = re.compile(r"(?<![\w.])\d[\d.,]*(?![\w.])")
 #: A bare number added, not put in place of another: "add 22", "adding 3.12 too".
 _ADDS = re.compile(r"\b(?:add|adding)\b", re.I)
 #: A value said to stay as it is: "stays 5s", "still 30", "TTL 还是30分钟", "仍然是3".
@@ -1009,6 +1011,8 @@ def relate(
     counted = cand.topic if bare and " " not in cand.topic else ""
     hour = _bare_hour(cand)
     owner = _owner(cand.content, cand.numbers)
+    # (a subject key may hold the new value itself: "msrv 1.74" names "MSRV is 1.70")
+    named_subject = _VALUE_WORD.sub(" ", cand.topic).strip() or cand.topic
     names = set(reading.names)
     categories = {subjects.category(n) for n in names} - {None}
     scored: list[tuple[int, int, MemoryItem]] = []
@@ -1021,7 +1025,7 @@ def relate(
             reading.correction
             and cand.topic
             and (values or names)
-            and subjects.mentions(item.content, cand.topic)
+            and subjects.mentions(item.content, named_subject)
             and not _value_of_another(owner, item)
         ):
             # a correction's new value for what the item names: "目标是 p95 低于两百毫秒"
