@@ -751,6 +751,9 @@ def test_plugin_restarts_the_child_and_resends_queued_events(tmp_path: Path) -> 
         # the harness waits this long for the restarted child before each step: a loaded
         # machine took longer than 300 ms to start it again, and the step went without
         "waitMs": 2000,
+        # and the fresh child's first step (its first block, its patterns compiled on first
+        # use) gets time to answer: the test is about the restart, not the step's deadline
+        "preStepTimeoutMs": 10000,
     }
     out = run_harness("restart", config)
     assert marker.exists()
