@@ -1603,7 +1603,7 @@ def test_a_bare_time_after_an_afternoon_one_is_in_the_afternoon(
     assert found == times
 
 
-def test_words_run_together_before_a_value_are_read_in_time(tmp_path: Path) -> None:
+def test_a_long_run_of_spaces_before_a_value_is_read_in_time(tmp_path: Path) -> None:
     # which word a value hangs on is read past a long run of spaces (a config pasted with
     # its columns): a pattern that nests its repeats takes exponential time on such text
     # (a message like this one stalled extraction for hours before the pattern was flat)

@@ -625,19 +625,19 @@ def _latest_value(
     cand: Candidate,
     pool: Sequence[MemoryItem],
     change_only: bool = False,
+    owner: str = "",
 ) -> tuple[MemoryItem, str] | None:
     """The newest item a correction puts right when no item shares its subject: the
     latest value in the same unit; when the correction names no subject at all, the
     latest date or time, or, for a bare number, the latest count near it ("make it 15"
     after "bump to 13"). ``change_only``: the clause has a verb of change and no
-    correction cue."""
+    correction cue; ``owner``: the word its value hangs on (see :func:`_owner`)."""
     units = _units(cand.numbers)
     if units:
         # without a correction cue, a value of a thing named otherwise is changed only by
         # a value near it: "门槛先降到百分之七十" after "覆盖率不能低于80%", but
         # "训练集现在9500条" is no count of "验证集2000条" ("actually the down payment is
         # $800" still puts "the deposit is $500" right)
-        owner = _owner(cand.content, cand.numbers)
         same = [
             i
             for i in pool
@@ -1166,7 +1166,7 @@ def relate(
                 # "我记错了 是下周五" puts right a date, not the count or place said last
                 return None
             return Link("supersedes", last, "scratch that: the item just before")
-        latest = _latest_value(cand, _said_before(pool, here), change_only)
+        latest = _latest_value(cand, _said_before(pool, here), change_only, owner)
         if latest:
             return Link("supersedes", *latest)
         plan = _plan_put_right(cand, pool, seq, here)
