@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from convmem.memory.segment import clauses, prose_lines, sentences
+from convmem.memory.segment import (
+    clauses,
+    may_hold_program_output,
+    printed_by_a_program,
+    prose_lines,
+    sentences,
+)
 
 
 def _clauses(text: str) -> list[str]:
@@ -459,3 +465,40 @@ def test_a_list_typed_with_commas_is_prose() -> None:
     numbers or dates, or start with a header of bare names."""
     text = "预算3000,最多5天,必须有早餐\n不要红眼航班,不要转机,靠窗\n酒店要近地铁,不要民宿,含早"
     assert len(sentences(text)) == 3
+
+
+_MACHINE_SHAPES = [
+    "```",
+    "  ~~~python",
+    "2026-01-01 10:00:01 ERROR worker[3] redis timeout",
+    "[12:00:01] starting",
+    "Traceback (most recent call last):",
+    '  File "app.py", line 3, in <module>',
+    "    at com.example.Main.run(Main.java:12)",
+    "WARNING: disk almost full",
+    "redis.exceptions.TimeoutError: Timeout reading from socket",
+    "       ^^^^",
+]
+
+
+@pytest.mark.parametrize("line", _MACHINE_SHAPES)
+def test_a_line_a_program_printed_is_seen_anywhere_in_a_message(line: str) -> None:
+    # the block's quote skips splitting a message into lines when the one search finds
+    # nothing: it must find every line the per-line test would call a program's
+    assert printed_by_a_program([line])
+    said = f"we moved the job to the new box.\n\n{line}\nthe timeout stays 200ms."
+    assert may_hold_program_output(said)
+    assert may_hold_program_output(line)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "we moved the job to the new box.\nthe timeout stays 200ms, retries at most 2.",
+        "Budget: 3000\n| option 1 | rent $2000 |\n- keep the errors page as is",
+        "预算三千左右\n最多五天\n必须有早餐",
+    ],
+)
+def test_prose_and_the_persons_own_lists_hold_no_program_output(said: str) -> None:
+    assert not may_hold_program_output(said)
+    assert not any(printed_by_a_program([line]) for line in said.splitlines())

@@ -649,8 +649,14 @@ class Assembler:
         """A long message with what it pasted (a log, a trace, code) marked as left out:
         the person's own words after a paste fit in the quote ("…traceback… The redis
         call should time out after 200ms." kept only the traceback's start)."""
-        from convmem.memory.segment import printed_by_a_program, prose_lines
+        from convmem.memory.segment import (
+            may_hold_program_output,
+            printed_by_a_program,
+            prose_lines,
+        )
 
+        if not may_hold_program_output(body):
+            return body  # nothing a program printed: nothing to leave out
         prose = prose_lines(body)
         if not prose:
             return body
