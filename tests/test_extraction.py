@@ -1580,6 +1580,19 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (["我们五一打算去日本玩一周", "不去日本了 改去韩国"], ("superseded", 2, 1)),
         (["我们五一打算去日本玩一周", "不去日本了，改去韩国吧 机票便宜"], ("superseded", 2, 1)),
         (["缓存用redis", "不用redis了 换成memcached"], ("superseded", 2, 1)),
+        # a count chosen again, after its reason; an amount said to be enough
+        (
+            ["婚宴那边先定了二十桌 每桌3888", "亲戚又多了不少 桌数就定二十四桌吧"],
+            ("superseded", 2, 1),
+        ),
+        (["我们公司团建 订两间房就够了", "人多了 那就三间房吧"], ("superseded", 2, 1)),
+        (
+            [
+                "we booked 20 tables for the reception, 120 each",
+                "more relatives coming, let's go with 24 tables",
+            ],
+            ("superseded", 2, 1),
+        ),
     ],
 )
 def test_links_in_the_words_people_use(
@@ -1698,6 +1711,11 @@ def test_a_value_the_assistant_named_for_another_reason_is_not_what_is_put_right
         ("batch of 500, sleep 100ms between batches", ["constraint", "constraint"]),
         ("batch of cookies", []),
         # a want of what a thing must be, said bare in Chinese; a plan, a cheer, a question
+        # an amount of a thing said to be enough; a step, a bare count
+        ("订两间房就够了", ["constraint"]),
+        ("房间两间就够了", ["constraint"]),
+        ("看一下就行", []),
+        ("两个就够了", []),
         ("要独卫!!!", ["constraint"]),
         ("蛋糕要无麸质的", ["constraint"]),
         ("头车要白色的", ["constraint"]),
@@ -1933,6 +1951,9 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         ["retries should be 3 max", "can you explain why you used 5 retries instead?"],
         ["a 4 day trip to lisbon in may", "what if we did 5 days instead, would it cost more?"],
         ["我们计划在杭州玩3天", "你能不能改成英文回复"],
+        # one of several chosen, not a value chosen again; a count of two things
+        ["预算定在五千", "档次就定1288的了"],
+        ["3 sets of 10 squats every morning", "let's do 3 sets of 12 today"],
     ],
 )
 def test_no_link_in_words_that_look_like_one(tmp_path: Path, said: list[str]) -> None:
@@ -1958,3 +1979,24 @@ def test_a_bare_chinese_amount_of_a_measure_is_no_price(tmp_path: Path) -> None:
     rt.on_events(Event("w", n, "user/message", text) for n, text in enumerate(said, 1))
     types = {i.content: i.numbers[0]["type"] for i in rt.store.items("w", ("active",))}
     assert types == {"续航五百以上就够了": "number", "预算二十万以内": "money"}
+
+
+def test_a_value_the_reply_offered_picked_is_no_change(tmp_path: Path) -> None:
+    """ "那就8寸吧" after "…加上室友的话8寸更稳" picks the size offered: the 6寸 of a recipe
+    said before is not put right by it."""
+    rt = runtime(tmp_path)
+    rt.on_events(
+        [
+            Event("w", 1, "user/message", "【6寸戚风】蛋黄3个 + 牛奶30g + 玉米油25g + 低筋粉50g"),
+            Event(
+                "w",
+                2,
+                "assistant/message",
+                "两个人吃6寸刚好，加上室友的话8寸更稳",
+                role="assistant",
+            ),
+            Event("w", 3, "user/message", "那就8寸吧，吃不完明天带去公司分给同事"),
+        ]
+    )
+    assert [i.content for i in rt.store.items("w", ("superseded",))] == []
+    assert "那就8寸吧" in [i.content for i in rt.store.items("w")]

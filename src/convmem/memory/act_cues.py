@@ -633,6 +633,12 @@ ZH_WANTS = re.compile(
     r"(?:(?:无|不含|纯|全|靠|带|朝|进口|国产|原装|正品|室内|室外|独立)[^，,。！!？?吗呢了]{0,6}"
     r"|[^，,。！!？?吗呢了]{1,4}(?:色|款|型|装|质|味|式|版|牌))的[。！!~～]*$"
 )
+#: An amount of a thing said to be enough, which caps it: "订两间房就够了", "房间两间就够了"
+#: (not a step, "看一下就行"; a bare "两个就够了" goes with the clause before it).
+ZH_ENOUGH = re.compile(
+    r"(?<=[\u4e00-\u9fff])[\d两一二三四五六七八九十][^，,。！!？?\s]{0,4}就(?:够了|够|行了|行|可以了)"
+    r"[。！!~～\s]*$"
+)
 #: An instruction that turns a setting on or off: "turn on bf16", "enable mixed precision",
 #: "HPA on", "multi-AZ off for now" (a bare "X on" only for a name that looks like one).
 SWITCH = re.compile(

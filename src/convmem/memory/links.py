@@ -598,6 +598,17 @@ def _reply_numbers(cand: Candidate) -> list[dict[str, object]]:
     return [v.as_dict() for v in find_numbers(reply)] if reply else []
 
 
+#: A value chosen with "那就…吧" or "let's go with": a change of one the person said, or a
+#: pick of one the reply offered (see :func:`_offered_value`).
+_PICKS_AGAIN = re.compile(r"那就|\blet'?s (?:do|go with|say)\b", re.I)
+
+
+def _offered_value(cand: Candidate) -> bool:
+    """Does the reply just before name the clause's value, in its unit?"""
+    offered = {(n.get("value"), n.get("unit")) for n in _reply_numbers(cand)}
+    return any((n.get("value"), n.get("unit")) in offered for n in cand.numbers)
+
+
 def _it_is(item: MemoryItem, said: Sequence[dict[str, object]]) -> bool:
     """With no value said beside "it", any item; else the item whose value was said, of
     a thing the item's words name ("3 retries is too aggressive" for "the retry limit
@@ -899,6 +910,11 @@ def relate(
     pool = _pool(store, session_id, cand, seq, same_event, others, newest)
     here = {i.id for i in same_event}
     change_only = reading.change and not reading.correction
+    if change_only and _PICKS_AGAIN.search(cand.content) and _offered_value(cand):
+        # "那就8寸吧" after "6寸刚好，加上室友的话8寸更稳": a value the reply offered,
+        # picked, is no change of the person's
+        change_only = False
+        reading = dataclasses.replace(reading, change=False)
     if change_only:
         # a change puts right only what an earlier message said
         pool = [i for i in pool if i.id not in here]

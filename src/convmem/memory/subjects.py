@@ -305,7 +305,17 @@ _CHANGE = re.compile(
     # (not for one day: "今天，就3公里吧", "累了，就6杯吧")
     r"|^\W*(?:(?!今天|今晚|明天|周末|这周|本周|这次|这回|周[一二三四五六日天末]|星期|累了)"
     r"[^\s，,。！!？?]{1,4}[\s，,]+)?就\s*[\d两一二三四五六七八九十][^，,。？?]{0,5}吧\W*$"
+    # a count or a sum chosen again, with what it counts: "桌数就定二十四桌吧", "人多了 那就
+    # 三间房吧", "那就五千吧" (after its reason or an assent; "档次就定1288的了" picks one)
+    r"|^\W*(?:[^\s，,。！!？?]{1,6}[\s，,]+)?(?:那就|那)\s*(?:定|订|要)?\s*[\d两一二三四五六七八九十]"
+    r"[^，,。？?\s]{0,5}吧\W*$"
+    r"|^\W*[\u4e00-\u9fff]{1,4}就定\s*[\d两一二三四五六七八九十][^，,。？?的]{0,5}吧\W*$"
     r"|^\W*(?:(?:ok|okay|fine|so|then|alright)[\s,]+)*[$€£¥]?\d[\d,.]*k?\s+it is\b"
+    # a value chosen again: "let's go with 24 tables", "ok let's do 5000 then, somewhere
+    # nicer" (not "let's do 3 sets of 10": a count of two things)
+    r"|(?:^\W*|[,;]\s*|\.\s+)(?:(?:eh|ok|okay|fine|so|then|alright|hmm+|right)[\s,]+)*"
+    r"let'?s (?:do|go with|say)"
+    r" [$€£¥]?\d[\d,.]*k?(?:\s+[a-z]+)?(?:\s+(?:then|instead))?\s*(?:[,.!]|$)(?![^,.!]*\d)"
     # a choice or a value gone back to ("日志级别还是用info吧", "lint 超时还是3分钟吧")
     r"|(?<!用)(?<!选)还是(?:用|选|改回|换回|回到|(?:给|设成?|设为|调成?|开)?\s*[\d两]"
     r"(?![^，,。]*(?:那家|那个|的那)))"
