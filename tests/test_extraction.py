@@ -2000,3 +2000,20 @@ def test_a_value_the_reply_offered_picked_is_no_change(tmp_path: Path) -> None:
     )
     assert [i.content for i in rt.store.items("w", ("superseded",))] == []
     assert "那就8寸吧" in [i.content for i in rt.store.items("w")]
+
+
+@pytest.mark.parametrize(
+    ("said", "replaced"),
+    [
+        (["周六团建 玩到五点半 下午三点开始", "结束改成六点吧"], "玩到五点半"),
+        (["周六团建 下午三点开始 玩到五点半", "结束改成六点吧"], "玩到五点半"),
+        (
+            ["workshop runs until 11:00", "it starts at 9:30", "the end moves to 11:30"],
+            "workshop runs until 11:00",
+        ),
+    ],
+)
+def test_an_end_is_put_right_by_an_end(tmp_path: Path, said: list[str], replaced: str) -> None:
+    rt = runtime(tmp_path)
+    rt.on_events(Event("w", n, "user/message", text) for n, text in enumerate(said, 1))
+    assert [i.content for i in rt.store.items("w", ("superseded",))] == [replaced]

@@ -715,6 +715,14 @@ def _latest_value(
     return None
 
 
+#: A time something ends at, or must: "玩到五点半", "until 5:30", "done by 6", "五点结束",
+#: "deadline is 06:30".
+_ENDS_AT = re.compile(
+    r"到\s*(?:上午|下午|晚上|早上|中午)?\s*[\d两一二三四五六七八九十]+\s*(?:点|[:：]\d)"
+    r"|\b(?:until|till|til|ends? at|done by|finish(?:es|ed)? (?:at|by)|wrap(?:s)? up (?:at|by)"
+    r"|deadline|cutoff|no later than)\b|结束|收工|散场|截止|最晚|最迟",
+    re.I,
+)
 #: Where things stand, told: "squat is 85 now", "目前体重 92".
 _NOW_TOLD = re.compile(
     r"\b(?:now|currently|right now|at the moment|these days|so far)\b|现在|目前", re.I
@@ -1034,6 +1042,7 @@ def relate(
     scored: list[tuple[int, int, MemoryItem]] = []
     named: set[str] = set()  # items that name the candidate's subject, or its kind of thing
     before = subjects.content_words(str(cand.extra.get("message", ""))[: cand.start])
+    ends = "time" in types and _ENDS_AT.search(cand.content) is not None
     for n, item in enumerate(pool):
         score = 0
         overlap = _overlap(cand.topic, item.topic) if cand.topic and item.topic else 0
@@ -1104,6 +1113,8 @@ def relate(
                 score += 1  # the value put right is near the new one (14 lbs, then 15.5)
         if same_kind_of_thing:
             score += 3
+        if ends and "time" in _types(item.numbers) and not _ENDS_AT.search(item.content):
+            score -= 1  # an end put right by an end: "结束改成六点吧" after "下午三点开始"
         if same_kind_of_thing or names & item_names:
             # the same tool, or another of its kind: what it names is the subject
             named.add(item.id)
