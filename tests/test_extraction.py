@@ -1953,6 +1953,7 @@ def test_a_withdrawal_of_one_of_two_requirements_leaves_the_other(tmp_path: Path
         ["我们计划在杭州玩3天", "你能不能改成英文回复"],
         # one of several chosen, not a value chosen again; a count of two things
         ["预算定在五千", "档次就定1288的了"],
+        ["每天跑5公里", "今天 那就3公里吧"],
         ["3 sets of 10 squats every morning", "let's do 3 sets of 12 today"],
     ],
 )

@@ -603,6 +603,10 @@ def _reply_numbers(cand: Candidate) -> list[dict[str, object]]:
 _PICKS_AGAIN = re.compile(r"那就|\blet'?s (?:do|go with|say)\b", re.I)
 
 
+#: A day or a time said just before a value chosen: it is for then only.
+_ONE_DAY = re.compile(r"(?:今天|今晚|明天|这次|这回|累了|today|tonight|this time)\W*$", re.I)
+
+
 def _offered_value(cand: Candidate) -> bool:
     """Does the reply just before name the clause's value, in its unit?"""
     offered = {(n.get("value"), n.get("unit")) for n in _reply_numbers(cand)}
@@ -918,9 +922,16 @@ def relate(
     pool = _pool(store, session_id, cand, seq, same_event, others, newest)
     here = {i.id for i in same_event}
     change_only = reading.change and not reading.correction
-    if change_only and _PICKS_AGAIN.search(cand.content) and _offered_value(cand):
+    if (
+        change_only
+        and _PICKS_AGAIN.search(cand.content)
+        and (
+            _offered_value(cand)
+            or _ONE_DAY.search(str(cand.extra.get("message", ""))[: cand.start])
+        )
+    ):
         # "那就8寸吧" after "6寸刚好，加上室友的话8寸更稳": a value the reply offered,
-        # picked, is no change of the person's
+        # picked, is no change of the person's; nor is one for a day ("今天 那就3公里吧")
         change_only = False
         reading = dataclasses.replace(reading, change=False)
     if change_only:
