@@ -1982,25 +1982,85 @@ def test_a_bare_chinese_amount_of_a_measure_is_no_price(tmp_path: Path) -> None:
     assert types == {"续航五百以上就够了": "number", "预算二十万以内": "money"}
 
 
-def test_a_value_the_reply_offered_picked_is_no_change(tmp_path: Path) -> None:
-    """ "那就8寸吧" after "…加上室友的话8寸更稳" picks the size offered: the 6寸 of a recipe
-    said before is not put right by it."""
+def _replaced(tmp_path: Path, said: list[str]) -> set[tuple[str, str]]:
+    """(new, old) contents of every supersession the messages make ("A:" is the
+    assistant's)."""
     rt = runtime(tmp_path)
     rt.on_events(
-        [
-            Event("w", 1, "user/message", "【6寸戚风】蛋黄3个 + 牛奶30g + 玉米油25g + 低筋粉50g"),
-            Event(
-                "w",
-                2,
-                "assistant/message",
-                "两个人吃6寸刚好，加上室友的话8寸更稳",
-                role="assistant",
-            ),
-            Event("w", 3, "user/message", "那就8寸吧，吃不完明天带去公司分给同事"),
-        ]
+        Event("w", n, "assistant/message", t[2:].strip(), role="assistant")
+        if t.startswith("A:")
+        else Event("w", n, "user/message", t)
+        for n, t in enumerate(said, 1)
     )
-    assert [i.content for i in rt.store.items("w", ("superseded",))] == []
-    assert "那就8寸吧" in [i.content for i in rt.store.items("w")]
+    items = {i.id: i for i in rt.store.items("w", ("active", "superseded"))}
+    return {
+        (items[str(i.superseded_by)].content, i.content)
+        for i in items.values()
+        if i.status == "superseded"
+    }
+
+
+@pytest.mark.parametrize(
+    ("said", "replaced"),
+    [
+        # a count chosen again; the reply's proposal taken up
+        (
+            ["订两间房就够了", "A:好的。", "人多了 那就订三间好了"],
+            {("那就订三间好了", "订两间房就够了")},
+        ),
+        (
+            ["订两间房就够了", "A:七个人两间可能挤，要不要改成三间？", "那就三间吧"],
+            {("那就三间吧", "订两间房就够了")},
+        ),
+        (
+            [
+                "we need 20 tables",
+                "A:With 230 guests you'd need 24 tables.",
+                "ok let's go with 24 tables",
+            ],
+            {("let's go with 24 tables", "we need 20 tables")},
+        ),
+        (
+            ["we need 20 tables", "A:Noted.", "more people coming so we'll go with 24 tables then"],
+            {("we'll go with 24 tables then", "we need 20 tables")},
+        ),
+        # an answer to the reply's question of something else; a pick of what it offered
+        (["酒店那边一共订了二十桌", "A:好的。主桌要留几桌？", "那就两桌吧"], set()),
+        (
+            [
+                "we're doing 20 tables total",
+                "A:How many should be kids' tables?",
+                "let's do 3 tables",
+            ],
+            set(),
+        ),
+        (["婚宴晚上六点开始", "A:好的。接亲那天早上几点出发？", "那就八点吧"], set()),
+        (
+            [
+                "【6寸戚风】蛋黄3个 + 牛奶30g + 玉米油25g + 低筋粉50g",
+                "A:两个人吃6寸刚好，加上室友的话8寸更稳",
+                "那就8寸吧，吃不完明天带去公司分给同事",
+            ],
+            set(),
+        ),
+        # for once, someone else's, asked
+        (["我每次跑五公里", "A:好的，记下了。", "今天下雨 那就两公里吧"], set()),
+        (["每周健身三次", "A:好的。", "这周出差 那就一次吧"], set()),
+        (["我们这边订两间房就够了", "A:好的。", "他们那边 那就一间吧"], set()),
+        (["订两间房就够了", "A:确定吗？你们一共七个人。", "那就三间吧？"], set()),
+        (
+            ["we're expecting 20 guests", "A:Okay, noted.", "let's say 30. would that still fit?"],
+            set(),
+        ),
+        # a start is put right by a start, an end by an end, or nothing
+        (["下午的活动两点开始 五点结束", "A:好的。", "下午那个结束改成六点吧"], set()),
+        (["starts at 7", "runs until 11:00", "A:Got it.", "start moves to 7:30"], set()),
+    ],
+)
+def test_a_value_chosen_again(
+    tmp_path: Path, said: list[str], replaced: set[tuple[str, str]]
+) -> None:
+    assert _replaced(tmp_path, said) == replaced
 
 
 @pytest.mark.parametrize(

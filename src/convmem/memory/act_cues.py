@@ -634,10 +634,12 @@ ZH_WANTS = re.compile(
     r"|[^，,。！!？?吗呢了]{1,4}(?:色|款|型|装|质|味|式|版|牌))的[。！!~～]*$"
 )
 #: An amount of a thing said to be enough, which caps it: "订两间房就够了", "房间两间就够了"
-#: (not a step, "看一下就行"; a bare "两个就够了" goes with the clause before it).
+#: (not a step, "看一下就行", "试一次就行", "说一声就行"; a bare "两个就够了" goes with the
+#: clause before it).
 ZH_ENOUGH = re.compile(
-    r"(?<=[\u4e00-\u9fff])[\d两一二三四五六七八九十][^，,。！!？?\s]{0,4}就(?:够了|够|行了|行|可以了)"
-    r"[。！!~～\s]*$"
+    r"(?<=[\u4e00-\u9fff])[\d两一二三四五六七八九十](?![次声下遍眼趟回句])[^，,。！!？?\s]{0,4}"
+    r"(?:就(?:够了|够啦|足够了|够|行了|行|可以了)|够了|够啦|足够了)"
+    r"[。！!~～\s哈]*[\U0001F300-\U0001FAFF\u2600-\u27BF]*$"
 )
 #: An instruction that turns a setting on or off: "turn on bf16", "enable mixed precision",
 #: "HPA on", "multi-AZ off for now" (a bare "X on" only for a name that looks like one).

@@ -416,7 +416,7 @@ def guide_rule(
         return "constraint", "a requirement: where or what it must be (要靠近地铁站)"
     if own and vocab.ZH_WANTS.match(text):
         return "constraint", "a requirement said bare: what it must be (要独卫, 蛋糕要无麸质的)"
-    if own and kind is None and values and vocab.ZH_ENOUGH.search(text):
+    if own and values and vocab.ZH_ENOUGH.search(text):
         return "constraint", "an amount said to be enough (两间房就够了)"
     if (
         kind is None

@@ -598,19 +598,44 @@ def _reply_numbers(cand: Candidate) -> list[dict[str, object]]:
     return [v.as_dict() for v in find_numbers(reply)] if reply else []
 
 
-#: A value chosen with "那就…吧" or "let's go with": a change of one the person said, or a
-#: pick of one the reply offered (see :func:`_offered_value`).
-_PICKS_AGAIN = re.compile(r"那就|\blet'?s (?:do|go with|say)\b", re.I)
+#: A value chosen with "那就…吧" or "let's go with": a change of one the person said, or an
+#: answer, a pick or a value for once (see :func:`_not_a_change`).
+_PICKS_AGAIN = re.compile(
+    r"那就|\blet'?s (?:just )?(?:do|go with|go for)\b|\bwe'?ll go with\b", re.I
+)
+#: A reply that asks for a value ("主桌要留几桌？", "How many of those should be kids' tables?").
+_ASKS = re.compile(r"[?？]\s*$|几|多少|\bhow (?:many|much|long)\b|\bwhat time\b", re.I)
+#: A reply that puts a change to the person: "要不要改成三间？", "you'd need 24 tables".
+_PROPOSES_CHANGE = re.compile(
+    r"改成|换成|改为|改到|instead|\b(?:change|bump|raise|lower) (?:it|that|this)\b"
+    r"|\b(?:you'd|you will|you'll|you would) need\b",
+    re.I,
+)
+#: Said just before the value: it is for once, or someone else's ("今天下雨 那就两公里吧",
+#: "这周出差 那就一次吧", "他们那边 那就一间吧").
+_FOR_ONCE = re.compile(
+    r"今天|今晚|明天|这次|这回|这周|本周|下次|累了|他们|她们|他那|她那|对方"
+    r"|\b(?:today|tonight|this time|this week|they|they're|their)\b",
+    re.I,
+)
 
 
-#: A day or a time said just before a value chosen: it is for then only.
-_ONE_DAY = re.compile(r"(?:今天|今晚|明天|这次|这回|累了|today|tonight|this time)\W*$", re.I)
-
-
-def _offered_value(cand: Candidate) -> bool:
-    """Does the reply just before name the clause's value, in its unit?"""
-    offered = {(n.get("value"), n.get("unit")) for n in _reply_numbers(cand)}
-    return any((n.get("value"), n.get("unit")) in offered for n in cand.numbers)
+def _not_a_change(cand: Candidate) -> str:
+    """Why a value chosen with "那就…吧" or "let's go with" puts nothing right ("" when
+    it does): an answer to the reply's question of something else, a pick of what the
+    reply offered ("那就8寸吧" after "6寸刚好，加上室友的话8寸更稳"), a value for once or
+    someone else's. A reply that proposes the change ("要不要改成三间？") leaves it one."""
+    reply = str(cand.extra.get("replied_to", ""))
+    if reply and not _PROPOSES_CHANGE.search(reply):
+        if _ASKS.search(reply):
+            return "an answer to the reply's question"
+        offered = {(n.get("value"), n.get("unit")) for n in _reply_numbers(cand)}
+        if any((n.get("value"), n.get("unit")) in offered for n in cand.numbers):
+            return "a pick of a value the reply offered"
+    said = str(cand.extra.get("message", ""))[: cand.start]
+    if _FOR_ONCE.search(re.split(r"[。！？!?.\n]", said)[-1]):
+        return "a value for once, or someone else's"
+    return ""
 
 
 def _it_is(item: MemoryItem, said: Sequence[dict[str, object]]) -> bool:
@@ -683,7 +708,12 @@ def _latest_value(
     # without a unit to compare, only a date or a time says what kind of value it is
     types = _types(cand.numbers) & {"date", "time"}
     if types:
-        same = [i for i in pool if types & _types(i.numbers)]
+        side = _side(cand.content)
+        same = [
+            i
+            for i in pool
+            if types & _types(i.numbers) and _side(i.content) in ("", side or _side(i.content))
+        ]
         if same:
             return same[-1], "a correction of the latest value of that type"
     if _counts(cand.numbers) and not _ADDS.search(cand.content):
@@ -724,9 +754,22 @@ def _latest_value(
 _ENDS_AT = re.compile(
     r"到\s*(?:上午|下午|晚上|早上|中午)?\s*[\d两一二三四五六七八九十]+\s*(?:点|[:：]\d)"
     r"|\b(?:until|till|til|ends? at|done by|finish(?:es|ed)? (?:at|by)|wrap(?:s)? up (?:at|by)"
-    r"|deadline|cutoff|no later than)\b|结束|收工|散场|截止|最晚|最迟",
+    r"|end(?:s|ing)?|deadline|cutoff|no later than)\b|结束|收工|散场|截止|最晚|最迟",
     re.I,
 )
+#: A time something starts at: "下午两点开始", "starts at 7", "两点出发", "集合".
+_STARTS_AT = re.compile(
+    r"\b(?:starts?|started|starting|begins?|kicks? off|opens? at)\b|开始|出发|集合|开饭|开场", re.I
+)
+
+
+def _side(text: str) -> str:
+    """``end`` or ``start`` when the text says which side of a span its time is ("" when
+    it says neither, or both)."""
+    ends, starts = bool(_ENDS_AT.search(text)), bool(_STARTS_AT.search(text))
+    return "" if ends == starts else ("end" if ends else "start")
+
+
 #: Where things stand, told: "squat is 85 now", "目前体重 92".
 _NOW_TOLD = re.compile(
     r"\b(?:now|currently|right now|at the moment|these days|so far)\b|现在|目前", re.I
@@ -922,16 +965,7 @@ def relate(
     pool = _pool(store, session_id, cand, seq, same_event, others, newest)
     here = {i.id for i in same_event}
     change_only = reading.change and not reading.correction
-    if (
-        change_only
-        and _PICKS_AGAIN.search(cand.content)
-        and (
-            _offered_value(cand)
-            or _ONE_DAY.search(str(cand.extra.get("message", ""))[: cand.start])
-        )
-    ):
-        # "那就8寸吧" after "6寸刚好，加上室友的话8寸更稳": a value the reply offered,
-        # picked, is no change of the person's; nor is one for a day ("今天 那就3公里吧")
+    if change_only and _PICKS_AGAIN.search(cand.content) and _not_a_change(cand):
         change_only = False
         reading = dataclasses.replace(reading, change=False)
     if change_only:
@@ -1053,7 +1087,8 @@ def relate(
     scored: list[tuple[int, int, MemoryItem]] = []
     named: set[str] = set()  # items that name the candidate's subject, or its kind of thing
     before = subjects.content_words(str(cand.extra.get("message", ""))[: cand.start])
-    ends = "time" in types and _ENDS_AT.search(cand.content) is not None
+    # a start is put right by a start, an end by an end ("结束改成六点吧" after "下午三点开始")
+    side = _side(cand.content) if "time" in types else ""
     for n, item in enumerate(pool):
         score = 0
         overlap = _overlap(cand.topic, item.topic) if cand.topic and item.topic else 0
@@ -1124,8 +1159,8 @@ def relate(
                 score += 1  # the value put right is near the new one (14 lbs, then 15.5)
         if same_kind_of_thing:
             score += 3
-        if ends and "time" in _types(item.numbers) and not _ENDS_AT.search(item.content):
-            score -= 1  # an end put right by an end: "结束改成六点吧" after "下午三点开始"
+        if side and "time" in _types(item.numbers) and _side(item.content) not in ("", side):
+            continue
         if same_kind_of_thing or names & item_names:
             # the same tool, or another of its kind: what it names is the subject
             named.add(item.id)

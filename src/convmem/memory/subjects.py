@@ -309,13 +309,14 @@ _CHANGE = re.compile(
     # 三间房吧", "那就五千吧" (after its reason or an assent; "档次就定1288的了" picks one)
     r"|^\W*(?:(?!今天|今晚|明天|这次|这回|累了)[^\s，,。！!？?]{1,6}[\s，,]+)?(?:那就|那)\s*(?:定|订|要)?"
     r"\s*[\d两一二三四五六七八九十]"
-    r"[^，,。？?\s]{0,5}吧\W*$"
-    r"|^\W*[\u4e00-\u9fff]{1,4}就定\s*[\d两一二三四五六七八九十][^，,。？?的]{0,5}吧\W*$"
+    r"[^，,。？?\s]{0,5}(?:吧|好了)[。！!~～\s哈]*$"
+    r"|^\W*[\u4e00-\u9fff]{1,4}就定\s*[\d两一二三四五六七八九十][^，,。？?的]{0,5}吧[。！!~～\s哈]*$"
     r"|^\W*(?:(?:ok|okay|fine|so|then|alright)[\s,]+)*[$€£¥]?\d[\d,.]*k?\s+it is\b"
     # a value chosen again: "let's go with 24 tables", "ok let's do 5000 then, somewhere
-    # nicer" (not "let's do 3 sets of 10": a count of two things)
+    # nicer", "we'll go with 24 tables then" (not "let's do 3 sets of 10": a count of two
+    # things; "let's say 30" is most often a guess)
     r"|(?:^\W*|[,;]\s*|\.\s+)(?:(?:eh|ok|okay|fine|so|then|alright|hmm+|right)[\s,]+)*"
-    r"let'?s (?:do|go with|say)"
+    r"(?:let'?s (?:just )?(?:do|go with|go for)|we'?ll go with)"
     r" [$€£¥]?\d[\d,.]*k?(?:\s+[a-z]+)?(?:\s+(?:then|instead))?\s*(?:[,.!]|$)(?![^,.!]*\d)"
     # a choice or a value gone back to ("日志级别还是用info吧", "lint 超时还是3分钟吧")
     r"|(?<!用)(?<!选)还是(?:用|选|改回|换回|回到|(?:给|设成?|设为|调成?|开)?\s*[\d两]"
