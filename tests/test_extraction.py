@@ -2024,6 +2024,28 @@ def _replaced(tmp_path: Path, said: list[str]) -> set[tuple[str, str]]:
             ["we need 20 tables", "A:Noted.", "more people coming so we'll go with 24 tables then"],
             {("we'll go with 24 tables then", "we need 20 tables")},
         ),
+        # the value a complaint names is the one said before, which is put right
+        (
+            ["sample debug logs at 10%", "ok", "sampling at 10% is way too noisy, make it 1%"],
+            {("make it 1%", "sample debug logs at 10%")},
+        ),
+        (
+            ["lr 2e-5 for now", "lr 2e-5 is too low for effective 128 i think, make it 5e-5."],
+            {("make it 5e-5.", "lr 2e-5 for now")},
+        ),
+        # a reading under the limit disputes nothing; the limit made lower puts it right
+        (
+            [
+                "initial bundle must be under 250kb gzipped.",
+                "ok so initial is ~231kb. lets make the budget 200kb actually, and add a check",
+            ],
+            {
+                (
+                    "lets make the budget 200kb actually, and add a check",
+                    "initial bundle must be under 250kb gzipped.",
+                )
+            },
+        ),
         # an answer to the reply's question of something else; a pick of what it offered
         (["酒店那边一共订了二十桌", "A:好的。主桌要留几桌？", "那就两桌吧"], set()),
         (

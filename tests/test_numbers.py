@@ -36,6 +36,8 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
         [("1E-2", "number", 0.01, None, None, None), ("5e3", "number", 5000, None, None, None)],
     ),
     ("commit 1e5a9f2", []),
+    ("make it 5e-5.", [("5e-5", "number", 5e-05, None, None, None)]),  # the full stop ends it
+    ("1e5.3", []),
     # Chinese written normally, no spaces
     ("上限是3000元", [("3000元", "money", 3000, None, "CNY", "upper")]),
     ("低于200毫秒", [("200毫秒", "duration", 200, None, "ms", "upper")]),

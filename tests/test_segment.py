@@ -150,6 +150,12 @@ def test_sentences_keep_decimals_versions_and_abbreviations() -> None:
         ("we compared redis vs. memcached", ["we compared redis vs. memcached"]),
         ("it stays at 3 p.m. tomorrow", ["it stays at 3 p.m. tomorrow"]),
         ("ask Sam K. about it", ["ask Sam K. about it"]),
+        # a unit written short after its number ends it; "min." before a number does not
+        (
+            "finish in under 10 min. ruff line-length is 100",
+            ["finish in under 10 min.", "ruff line-length is 100"],
+        ),
+        ("we need min. 5 people", ["we need min. 5 people"]),
     ],
 )
 def test_chat_text_goes_on_in_lower_case(text: str, expected: list[str]) -> None:

@@ -459,7 +459,7 @@ _MORE_THAN_INSIDE = re.compile(
 )
 #: A score said after the word for it: 评分4.5以上, 评分在4.8, 打分 92 (in 分).
 _SCORE_BEFORE = re.compile(r"(?:评分|打分|分数|得分)(?:在|是|为|要|有|达到)?\s*$")
-_SCIENTIFIC = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?[eE][-+]?\d{1,3}(?![A-Za-z0-9_.])")
+_SCIENTIFIC = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:\.\d+)?[eE][-+]?\d{1,3}(?![A-Za-z0-9_]|\.\d)")
 
 
 class _Finder:

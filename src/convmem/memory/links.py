@@ -301,6 +301,28 @@ def _within(cand: Candidate, item: MemoryItem) -> bool:
     return v > b if bounded[0]["bound"] == "lower" else v < b
 
 
+_EXPONENT = re.compile(r"\d[eE][-+]?\d")
+
+
+def _exponent(numbers: Sequence[dict[str, object]]) -> bool:
+    """Some value is written with its exponent ("2e-5")."""
+    return any(_EXPONENT.search(str(n.get("raw", ""))) for n in numbers)
+
+
+def _first_said(item: MemoryItem, ranked: Sequence[MemoryItem], here: set[str]) -> MemoryItem:
+    """``item``, or, when it is of the correcting message itself, the first of ``ranked``
+    an earlier message said with the same value: "sampling at 10% is way too noisy, make
+    it 1%" puts right "sample debug logs at 10%", which the complaint only names."""
+    if item.id not in here:
+        return item
+    said = [i for i in ranked if i.id not in here and _values(i.numbers) & _values(item.numbers)]
+    return said[0] if said else item
+
+
+def _bounds(numbers: Sequence[dict[str, object]]) -> bool:
+    return any(n.get("bound") in ("lower", "upper") for n in numbers)
+
+
 def _counts(numbers: Sequence[dict[str, object]]) -> bool:
     """Only bare numbers: "make it 15", "we're 13 now"."""
     return bool(numbers) and all(n.get("type") == "number" and not n.get("unit") for n in numbers)
@@ -729,6 +751,9 @@ def _latest_value(
         # else a small bare count of the same kind ("make it 3" after "retry count should
         # be 5"; not "3 hour party", "terminal 2" beside "4 tickets")
         counts = counts or [i for i in pool if _small_counts(cand.numbers, i.numbers)]
+        # or a value written with its exponent, as the last one was ("make it 5e-5" after
+        # "lr 2e-5"): a rate or a tolerance, far from its neighbours' sizes
+        counts = counts or [i for i in pool if _exponent(cand.numbers) and _exponent(i.numbers)]
         if _HEADCOUNT.search(str(cand.extra.get("message", cand.content))):
             # "make it 9, my cousin's coming" counts people: "8 ppl", not the "7 is
             # better" that picked a table's time
@@ -1223,7 +1248,8 @@ def relate(
             replied = _named_in_reply(cand, [t[2] for t in eligible])
             if replied is not None:
                 return Link("supersedes", replied, "a correction of the value the reply named")
-            return Link("supersedes", scored[0][2], "a correction of the same subject")
+            top = _first_said(scored[0][2], [t[2] for t in scored], here)
+            return Link("supersedes", top, "a correction of the same subject")
         if reading.scratch:
             # (a fact told just before, of something else, is not what a change of plan
             # scratches: "算了还是住全季吧" after "我老婆不吃辣")
@@ -1241,7 +1267,8 @@ def relate(
             return Link("supersedes", last, "scratch that: the item just before")
         latest = _latest_value(cand, _said_before(pool, here), change_only, owner)
         if latest:
-            return Link("supersedes", *latest)
+            old_item, why = latest
+            return Link("supersedes", _first_said(old_item, pool[::-1], here), why)
         plan = _plan_put_right(cand, pool, seq, here)
         return Link("supersedes", plan, "a plan put right just after it") if plan else None
     # 2. no cue: the same subject with a different value is a dispute (not a value
@@ -1261,6 +1288,8 @@ def relate(
             continue
         if _conditions(cand.numbers) != _conditions(item.numbers):
             continue
+        if cand.kind == "fact" and _bounds(item.numbers) and not _bounds(cand.numbers):
+            continue  # a reading against a limit is no other limit ("initial is ~231kb")
         if not (values and item.numbers) and not (
             names and set(subjects.named_choices(item.content)) - names
         ):

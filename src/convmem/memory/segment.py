@@ -384,6 +384,11 @@ _ABBREVIATIONS = frozenset(
     sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun""".split()
 )
 _WORD_BEFORE = re.compile(r"([\w.]*\w)[.!?]+$")
+#: A unit written short after its number: the full stop after it ends the sentence ("10
+#: min.", "5 lbs."), where "min. 5" or "approx. 5" goes on.
+_UNIT_AFTER_NUMBER = re.compile(
+    r"\d\s*(?:min|mins|sec|secs|hr|hrs|ft|lb|lbs|oz|pt|qt|tsp|tbsp)\.$", re.I
+)
 
 
 def _ends_sentence(before: str) -> bool:
@@ -394,6 +399,8 @@ def _ends_sentence(before: str) -> bool:
     if m is None:
         return False
     word = m.group(1).lower()
+    if _UNIT_AFTER_NUMBER.search(before):
+        return True  # "finish in under 10 min. ruff line-length is 100": a unit ends it
     return len(word) > 1 and "." not in word and word not in _ABBREVIATIONS
 
 

@@ -284,7 +284,7 @@ _CHANGE = re.compile(
     r"\b(?:is|are|'s|goes|went|came|comes) back (?:down |up )?to (?=[$€£¥]?\d)"
     # a value set anew: "make the cap 250k", "make max 12" ("make it 12" corrects); said
     # as an instruction, not asked ("should we make the cap 250k?", "make max 12?")
-    r"|^(?:(?:ok|okay|so|then|and|also|just|pls|please)[\s,.]+)*make (?:the |our |my )?"
+    r"|^(?:(?:ok|okay|so|then|and|also|just|pls|please|let'?s|lets)[\s,.]+)*make (?:the |our |my )?"
     r"(?!it\b|that\b|sure\b)[\w-]+(?: [\w-]+)? (?=[$€£¥]?\d)(?![^?？]*[?？])"
     # from a day on ("allowed 600/min as of today", "it's 1600 starting march"), a count
     # reached, what it came to ("ended up", "机票最后出的是13号的", "最后放了六千"; not 最后一天)
