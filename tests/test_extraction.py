@@ -1710,6 +1710,11 @@ def test_a_value_the_assistant_named_for_another_reason_is_not_what_is_put_right
         ("job timeout 15 min", ["constraint"]),
         ("batch of 500, sleep 100ms between batches", ["constraint", "constraint"]),
         ("batch of cookies", []),
+        ("retention 30 days", ["constraint"]),
+        ("statement timeout 30s for the api role", ["constraint"]),
+        ("5 epochs", ["constraint"]),
+        ("3 replicas", ["constraint"]),
+        ("gunicorn timeout is 30s", ["fact"]),  # how it is set now, told
         # a want of what a thing must be, said bare in Chinese; a plan, a cheer, a question
         # an amount of a thing said to be enough; a step, a bare count
         ("订两间房就够了", ["constraint"]),
