@@ -1580,6 +1580,11 @@ def _links(tmp_path: Path, said: list[str]) -> set[tuple[str, int, int]]:
         (["我们五一打算去日本玩一周", "不去日本了 改去韩国"], ("superseded", 2, 1)),
         (["我们五一打算去日本玩一周", "不去日本了，改去韩国吧 机票便宜"], ("superseded", 2, 1)),
         (["缓存用redis", "不用redis了 换成memcached"], ("superseded", 2, 1)),
+        # a withdrawal names its target by a decimal value
+        (
+            ["target is 0.9 f1 on the dev set, keep going.", "forget the 0.9 target, PM says 0.87"],
+            ("retracted", 2, 1),
+        ),
         # a count chosen again, after its reason; an amount said to be enough
         (
             ["婚宴那边先定了二十桌 每桌3888", "亲戚又多了不少 桌数就定二十四桌吧"],
@@ -1715,6 +1720,10 @@ def test_a_value_the_assistant_named_for_another_reason_is_not_what_is_put_right
         ("5 epochs", ["constraint"]),
         ("3 replicas", ["constraint"]),
         ("gunicorn timeout is 30s", ["fact"]),  # how it is set now, told
+        ("train for 3 epochs", ["constraint"]),
+        # a version moved to outlives the task of moving it
+        ("bump everything to go 1.22 then", ["constraint"]),
+        ("bump the deps", []),
         # a want of what a thing must be, said bare in Chinese; a plan, a cheer, a question
         # an amount of a thing said to be enough; a step, a bare count
         ("订两间房就够了", ["constraint"]),

@@ -587,11 +587,20 @@ SETTING_VALUE = re.compile(
     # a count of what a run or a deployment is made of: "5 epochs", "3 replicas"
     r"|^(?:(?:ok|so|and|also|then)[\s,]+)*\d+\s+(?:epochs|replicas|workers|retries|shards"
     r"|partitions|pods|nodes)[.!]?\s*$"
+    r"|^(?:(?:ok|so|and|also|then)[\s,]+)*(?:train|fine-?tune|run)(?: it)? for \d+ (?:more )?"
+    r"(?:epochs|steps|iterations)[.!]?\s*$"
     # "batch of 500", "sleep 100ms between batches"
     r"|^(?:(?:ok|so|and|also|then|pls|please)[\s,]+)*(?:(?:batch|batches|chunks?|pages?)\s+of"
     r"\s+\d[\d,]*(?:\s+(?:rows|items|records|ids|messages))?"
     r"|(?:sleep|wait|delay|pause|backoff)\s+(?:of\s+)?\d[\w.]*(?:\s?(?:ms|s|secs?|seconds?"
     r"|mins?|minutes?))?\s+(?:between|after|before)\s+[\w\s-]{1,24}?)\s*$",
+    _I,
+)
+#: A version moved to, which stands after the task is done: "bump everything to go 1.22",
+#: "upgrade node to 20.11", "pin numpy to 1.26".
+TO_VERSION = re.compile(
+    r"\b(?:bump|upgrade|update|move|switch|pin|downgrade)\w*\b[^.;!?]{0,30}?\bto\s+"
+    r"(?:[a-z][\w-]*\s+)?v?\d+(?:\.\d+)+\b",
     _I,
 )
 #: A want of how a thing must be, a thing and its qualifier: "I want the hotel close to

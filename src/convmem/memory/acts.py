@@ -400,6 +400,7 @@ def guide_rule(
         and not names & {"act:standing", "act:standing_imperative", "act:modal", "act:negated"}
         and not vocab.CJK.search(text)
         and not values
+        and not vocab.TO_VERSION.search(text)
     ):
         return None, "a one-off task for the assistant"
     if kind in (None, "fact") and vocab.SETTLED_CHOICE.search(text):

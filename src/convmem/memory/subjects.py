@@ -351,22 +351,24 @@ _CALLED_OFF = (
 )
 #: What a retraction withdraws. Compiled on first use (some 14 ms, and most
 #: processes never see a retraction): see :func:`_retract_pattern`.
+#: A word of what is withdrawn, or the point of a decimal in it ("forget the 0.9 target").
+_TARGET = r"(?:[\w\s'-]|(?<=\d)\.(?=\d))"
 _RETRACT_SOURCE = (
     r"\b(?:(?:forget|scratch|scrap|drop|skip|disregard)"
     r" (?:about )?(?:what i said about )?(?:the )?"
-    r"(?P<a>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit| goal| target)\b"
+    rf"(?P<a>{_TARGET}{{2,40}}?)(?: thing| part| requirement| idea| rule| bit| goal| target)\b"
     r"(?!\s+(?:today|tonight|this (?:time|once|morning|evening|week)))"
     # "dropping the redis idea", at the start of what is said (not "I keep skipping the
     # bridge part when I practice")
     r"|^\W*(?:(?:ok|so|actually|also|and|but|yeah|nah)[\s,]+)*(?:(?:i'm|we're|i am|we are)\s+)?"
-    r"(?:dropping|scrapping|scratching) (?:the )?(?P<a2>[\w\s'-]{2,40}?)"
+    rf"(?:dropping|scrapping|scratching) (?:the )?(?P<a2>{_TARGET}{{2,40}}?)"
     r"(?: thing| part| requirement| idea| rule| bit| plan)\b"
-    r"|forget (?:about )?(?:what i said about )?(?:the )?(?P<h>[\w\s'-]{2,40})"
+    rf"|forget (?:about )?(?:what i said about )?(?:the )?(?P<h>{_TARGET}{{2,40}})"
     # "lets not worry about the co-supervisor's 2k thing"
     r"|\b(?:(?:let's|lets|let us) not|no need to) worry about (?:the )?"
-    r"(?P<wa>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit| limit| cap)\b"
+    rf"(?P<wa>{_TARGET}{{2,40}}?)(?: thing| part| requirement| idea| rule| bit| limit| cap)\b"
     r"|\b(?:don't|dont|do not) worry about (?:the )?"
-    r"(?P<wb>[\w\s'-]{2,40}?)(?: thing| part| requirement| idea| rule| bit| limit| cap)?"
+    rf"(?P<wb>{_TARGET}{{2,40}}?)(?: thing| part| requirement| idea| rule| bit| limit| cap)?"
     r" any ?more\b"
     # a limit or a plan given up: "so the 450 cap is out the window"
     r"|(?:\b(?:ok|so|and|but|yeah|well|guess|the)\s+)*"
@@ -377,7 +379,8 @@ _RETRACT_SOURCE = (
     r" (?:doing |having |getting |adding |making )?(?:the |a |an )?(?P<di>[\w\s'-]{2,30}?)"
     r"(?=\s*(?:[,.!;]|$))"
     r"|(?:never ?mind|nvm) (?:about |on )?(?:the )?(?P<i>[\w\s'-]{2,30})"
-    r"|(?:ignore|disregard) what i said about (?:the )?(?P<w>[\w\s'-]{2,40}?)(?=\s*(?:[,.!;]|$))"
+    rf"|(?:ignore|disregard) what i said about (?:the )?(?P<w>{_TARGET}{{2,40}}?)"
+    r"(?=\s*(?:[,.!;]|$))"
     r"|(?:ignore|disregard) (?:what i said about |the )?(?P<b>[\w\s-]{2,40}?)"
     r"(?: thing| part| requirement)?"
     # a plan called off: "lake house is off", "the dinner is cancelled"
