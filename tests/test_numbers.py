@@ -38,6 +38,11 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
     ("commit 1e5a9f2", []),
     ("make it 5e-5.", [("5e-5", "number", 5e-05, None, None, None)]),  # the full stop ends it
     ("1e5.3", []),
+    # each side named before its own value
+    (
+        "hpa min 2 max 8",
+        [("2", "number", 2.0, None, None, "lower"), ("8", "number", 8.0, None, None, "upper")],
+    ),
     # Chinese written normally, no spaces
     ("上限是3000元", [("3000元", "money", 3000, None, "CNY", "upper")]),
     ("低于200毫秒", [("200毫秒", "duration", 200, None, "ms", "upper")]),

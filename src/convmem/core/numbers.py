@@ -247,7 +247,7 @@ _LIMIT_NOUN_LOWER = re.compile(r"\b(?:min(?:imum)?|floor)\b|下限|底线|至少
 _LIMIT_WORD = r"(?:cap|ceiling|limit)\b"
 _UPPER_AFTER = re.compile(
     r"^\s*(?:以内|以下|之内|内(?![存容部网置核测])|或以下|及以下|封顶"
-    r"|or less|or fewer|max\b|tops\b|or under|at most"
+    r"|or less|or fewer|max\b(?!\s*[:=]?\s*\d)|tops\b|or under|at most"
     r"|(?:hard|firm|absolute) " + _LIMIT_WORD + r"|" + _LIMIT_WORD + r"(?=\s*(?:[,.;!?)]|$)))",
     re.I,
 )
@@ -264,7 +264,7 @@ _LOWER_AFTER = re.compile(
     r"^\s*(?:以上|或以上|及以上|起(?![床来飞身])|多|or more|or above|(?:plus\b|\+)(?!\s*"
     + _ADDED
     + r")|at least"
-    r"|minimum\b|min\b)",
+    r"|minimum\b|min\b(?!\s*[:=]?\s*\d))",
     re.I,
 )
 
