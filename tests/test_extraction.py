@@ -1724,6 +1724,9 @@ def test_a_value_the_assistant_named_for_another_reason_is_not_what_is_put_right
         # a version moved to outlives the task of moving it
         ("bump everything to go 1.22 then", ["constraint"]),
         ("bump the deps", []),
+        # what must keep working, said as a need; help needed is no requirement
+        ("we still need IE11 support unfortunatly", ["constraint"]),
+        ("we need python 3.8 compatibility", ["constraint"]),
         # a want of what a thing must be, said bare in Chinese; a plan, a cheer, a question
         # an amount of a thing said to be enough; a step, a bare count
         ("订两间房就够了", ["constraint"]),

@@ -347,6 +347,19 @@ MUST_BE = re.compile(
 #: A requirement stated as what we need: "we need a room that sleeps 4", "we'd also
 #: need a rental car for one day" (only with a value, see ``acts.guide_rule``: "we need
 #: a better error message here" is work asked for now).
+#: What must keep working, said as a need: "we still need IE11 support", "we need to
+#: support safari 15", "we need python 3.8 compatibility" (a platform, a version or a way
+#: of use: not "we need tech support").
+NEEDS_SUPPORT = re.compile(
+    r"^(?:(?:so|and|also|ok|but|plus|oh|well)[\s,]+)*(?:we|we'd|we'll|i)\s+"
+    r"(?:(?:also|still|really|definitely|absolutely|unfortunately)\s+)*"
+    r"(?:need|have|must)\s+(?:to\s+(?:support|keep supporting)\s+|(?=[\w.+ -]{2,30}?\s(?:support"
+    r"|compatibility|compat)\b))"
+    # a platform, a version or a way of use (not "tech support", "more support")
+    r"(?=[\w.+ -]{0,20}?(?:\d|\b(?:ie|safari|firefox|chrome|edge|ios|android|windows|macos"
+    r"|linux|arm|python|node|java|rtl|offline|mobile|dark mode|i18n|screen readers?|a11y)\b))",
+    _I,
+)
 WE_NEED = re.compile(
     r"^(?:(?:so|and|also|ok|okay|but|plus|oh|well|then|hotels?|flights?)[\s,:]+)*"
     r"(?:we|we'd|we'll|we would|we will)\s+"

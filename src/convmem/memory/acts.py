@@ -437,6 +437,8 @@ def guide_rule(
             return "constraint", "a must (is a must, a dealbreaker, non-negotiable)"
         if values and vocab.WE_NEED.match(text):
             return "constraint", "a requirement: what we need"
+        if kind in (None, "fact") and vocab.NEEDS_SUPPORT.match(text):
+            return "constraint", "a requirement: what must keep working (we need IE11 support)"
         if kind is None and vocab.WANTS_IT_SO.match(text):
             return "constraint", "a want of how a thing must be (I want the hotel near…)"
     if (
