@@ -1724,6 +1724,9 @@ def test_a_value_the_assistant_named_for_another_reason_is_not_what_is_put_right
         # a version moved to outlives the task of moving it
         ("bump everything to go 1.22 then", ["constraint"]),
         ("bump the deps", []),
+        ("bump the release to 2.4.1 and tag it", []),
+        ("lr 2e-5", ["constraint"]),
+        ("weight decay 1e-2", ["constraint"]),
         # what must keep working, said as a need; help needed is no requirement
         ("we still need IE11 support unfortunatly", ["constraint"]),
         ("we need python 3.8 compatibility", ["constraint"]),
@@ -2049,6 +2052,41 @@ def _replaced(tmp_path: Path, said: list[str]) -> set[tuple[str, str]]:
         (
             ["lr 2e-5 for now", "lr 2e-5 is too low for effective 128 i think, make it 5e-5."],
             {("make it 5e-5.", "lr 2e-5 for now")},
+        ),
+        # ... naming the same thing: the worker's timeout is not the api's
+        (
+            ["timeout 30s for the api", "the worker timeout of 30s is too short, make it 120s"],
+            {("make it 120s", "the worker timeout of 30s is too short")},
+        ),
+        # a value with an exponent puts right the setting nearest it in size, not a reading
+        (
+            ["lr 3e-4", "loss plateaued at 2e-3 after warmup", "make it 1e-4."],
+            {("make it 1e-4.", "lr 3e-4")},
+        ),
+        (
+            ["lr 2e-5", "adam eps 1e-8 btw", "actually make it 5e-5"],
+            {("make it 5e-5", "lr 2e-5")},
+        ),
+        # a reading within a limit puts no limit right; a limit named does
+        (["initial bundle must be under 250kb gzipped.", "initial is ~231kb now"], set()),
+        (
+            ["budget under $3000", "budget is $2500 now"],
+            {("budget is $2500 now", "budget under $3000")},
+        ),
+        # another's ask, going on with their report, is theirs: the person's own change is
+        # what puts the plan right; the person's own limit is what taking the coach's word
+        # changes
+        (
+            ["下个月15号搬家", "我室友说她15号要上班 让改到16号", "行 改16号吧"],
+            {("改16号吧", "下个月15号搬家")},
+        ),
+        (
+            [
+                "每天热量控制在1600大卡以内",
+                "教练说我这体重一天至少得吃1800 不然掉肌肉",
+                "算了 还是听教练的 改成1800吧",
+            ],
+            {("改成1800吧", "每天热量控制在1600大卡以内")},
         ),
         # a reading under the limit disputes nothing; the limit made lower puts it right
         (

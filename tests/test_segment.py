@@ -156,6 +156,13 @@ def test_sentences_keep_decimals_versions_and_abbreviations() -> None:
             ["finish in under 10 min.", "ruff line-length is 100"],
         ),
         ("we need min. 5 people", ["we need min. 5 people"]),
+        # what goes on with the value after its unit stays with it
+        ("deploy window is 2 hrs. max", ["deploy window is 2 hrs. max"]),
+        ("cooldown 5 min. per user, not global", ["cooldown 5 min. per user, not global"]),
+        (
+            "friday march 14 to sunday the 16th. total budget is $1,200",
+            ["friday march 14 to sunday the 16th.", "total budget is $1,200"],
+        ),
     ],
 )
 def test_chat_text_goes_on_in_lower_case(text: str, expected: list[str]) -> None:

@@ -591,15 +591,17 @@ SETTING_VALUE = re.compile(
     r"(?:(?:page|batch|chunk|cache|heap|buffer|step|queue)[\s_-]?size"
     r"|timeout|ttl|retries|retry (?:count|limit)|concurrency|threads|replicas|port"
     r"|epochs|learning rate|lr|max[_ ]tokens|top[_ ]?[kp]|rate limit|retention|line[ -]length"
+    r"|weight decay|eps|epsilon|momentum|dropout|warmup(?: steps)?"
     r"|pool_size|max_overflow"
     r"|temperature(?=\s*[:=]?\s*[01]\.))"
-    r"\s*(?:=|:|to|at)?\s*\d[\w.]*(?:\s?(?:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?"
+    r"\s*(?:=|:|to|at)?\s*\d[\w.]*(?:(?<=[eE])[-+]\d+)?(?:\s?(?:ms|s|secs?|seconds?|mins?"
+    r"|minutes?|h|hrs?|hours?"
     r"|days?|[kmg]b|[kmg]i|%))?"
     # (for what it holds: "statement timeout 30s for the api role")
     r"(?:\s+(?:for|on|in)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?[.!]?\s*$"
     # a count of what a run or a deployment is made of: "5 epochs", "3 replicas"
-    r"|^(?:(?:ok|so|and|also|then)[\s,]+)*\d+\s+(?:epochs|replicas|workers|retries|shards"
-    r"|partitions|pods|nodes)[.!]?\s*$"
+    r"|^(?:(?:ok|so|and|also|then)[\s,]+)*\d+\s+(?:epochs|replicas|workers|shards|partitions)"
+    r"[.!]?\s*$"
     r"|^(?:(?:ok|so|and|also|then)[\s,]+)*(?:train|fine-?tune|run)(?: it)? for \d+ (?:more )?"
     r"(?:epochs|steps|iterations)[.!]?\s*$"
     # "batch of 500", "sleep 100ms between batches"
@@ -612,9 +614,16 @@ SETTING_VALUE = re.compile(
 #: A version moved to, which stands after the task is done: "bump everything to go 1.22",
 #: "upgrade node to 20.11", "pin numpy to 1.26".
 TO_VERSION = re.compile(
-    r"\b(?:bump|upgrade|update|move|switch|pin|downgrade)\w*\b[^.;!?]{0,30}?\bto\s+"
+    r"\b(?:bump|upgrade|update|move|switch|pin|downgrade)\w*\b"
+    r"(?!\s+(?:the\s+)?(?:release|changelog|tag|version|package version)\b)[^.;!?]{0,30}?\bto\s+"
     r"(?:[a-z][\w-]*\s+)?v?\d+(?:\.\d+)+\b",
     _I,
+)
+#: What the other person asks for, going on with their report: "我室友说她15号要上班 让改到
+#: 16号", "我妈说18号日子不好 要改到10月26号", "让我一天最多吃一片" (their wish, not yet the
+#: person's: "医生说不是3天 要住5天" is news, taken).
+THEIR_ASK = re.compile(
+    r"(?:让|叫|建议)(?!人)|(?:要|得|非要|说要)?[^，,。\s]{0,4}?(?:改到|改成|换成|换到|挪到|推到|延到)"
 )
 #: A want of how a thing must be, a thing and its qualifier: "I want the hotel close to
 #: the airport", "I want everything homemade", "we need it done before July" (not "I

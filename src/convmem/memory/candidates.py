@@ -23,7 +23,7 @@ from convmem.core.dates import in_the_afternoon
 from convmem.core.numbers import Value, find_numbers
 from convmem.core.text import clip, paths, with_note
 from convmem.memory import acts, picks, segment, subjects
-from convmem.memory.act_cues import CHANGE_ASKED
+from convmem.memory.act_cues import CHANGE_ASKED, THEIR_ASK
 from convmem.memory.small_talk import small_talk
 
 MAX_ITEM_CHARS = 400
@@ -617,7 +617,10 @@ def _report_goes_on(heard: Candidate, cand: Candidate, text: str) -> bool:
         _ZH_GOES_ON.fullmatch(text, heard.end, cand.start)
         and _CJK.match(cand.content)
         and len(cand.content) <= 12
-        and _PUSHBACK.search(text, cand.end, cand.end + PUSHBACK_REACH)
+        and (
+            _PUSHBACK.search(text, cand.end, cand.end + PUSHBACK_REACH)
+            or THEIR_ASK.match(cand.content)
+        )
     )
 
 

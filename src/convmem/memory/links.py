@@ -21,6 +21,7 @@ the session's length.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING
 from convmem.core.dates import WEEKDAYS
 from convmem.core.numbers import find_numbers
 from convmem.memory import subjects
-from convmem.memory.act_cues import SETTLED_CHOICE, SHARE_OF_COST
+from convmem.memory.act_cues import SETTLED_CHOICE, SHARE_OF_COST, THEIR_ASK
 from convmem.memory.candidates import Candidate
 from convmem.memory.models import MemoryItem, Scope
 from convmem.memory.segment import MISSPOKE, SLIPPED
@@ -304,19 +305,66 @@ def _within(cand: Candidate, item: MemoryItem) -> bool:
 _EXPONENT = re.compile(r"\d[eE][-+]?\d")
 
 
-def _exponent(numbers: Sequence[dict[str, object]]) -> bool:
-    """Some value is written with its exponent ("2e-5")."""
-    return any(_EXPONENT.search(str(n.get("raw", ""))) for n in numbers)
+def _exponent(numbers: Sequence[dict[str, object]]) -> list[float]:
+    """The values written with their exponent ("2e-5")."""
+    return [
+        float(v)
+        for n in numbers
+        if _EXPONENT.search(str(n.get("raw", "")))
+        and isinstance(v := n.get("value"), int | float)
+        and v > 0
+    ]
+
+
+def _nearest_exponent(cand: Candidate, pool: Sequence[MemoryItem]) -> list[MemoryItem]:
+    """Of the settings written with an exponent, the one nearest the new value in size."""
+    new = _exponent(cand.numbers)
+    if not new:
+        return []
+    gaps = [
+        (min(abs(math.log10(a / b)) for a in new for b in theirs), -n, item)
+        for n, item in enumerate(pool)
+        if item.kind != "fact" and (theirs := _exponent(item.numbers))
+    ]
+    return [min(gaps, key=lambda g: (g[0], g[1]))[2]] if gaps else []
 
 
 def _first_said(item: MemoryItem, ranked: Sequence[MemoryItem], here: set[str]) -> MemoryItem:
     """``item``, or, when it is of the correcting message itself, the first of ``ranked``
-    an earlier message said with the same value: "sampling at 10% is way too noisy, make
-    it 1%" puts right "sample debug logs at 10%", which the complaint only names."""
+    an earlier message said with the same value, naming the same things: "sampling
+    at 10% is way too noisy, make it 1%" puts right "sample debug logs at 10%", which the
+    complaint only names ("the worker timeout of 30s is too short" is no "timeout 30s for
+    the api")."""
     if item.id not in here:
         return item
-    said = [i for i in ranked if i.id not in here and _values(i.numbers) & _values(item.numbers)]
+    named = _thing_words(item.content)
+    said = [
+        i
+        for i in ranked
+        if i.id not in here
+        and _values(i.numbers) & _values(item.numbers)
+        and _one_names_the_other(named, _thing_words(i.content))
+    ]
     return said[0] if said else item
+
+
+#: What a complaint about a value says of it, beside what it names.
+_VERDICT_WORDS = frozenset(
+    """way too very so much many far bit little kinda still just really is are was were be
+    noisy short long low high slow fast big small large tight loose strict aggressive
+    expensive cheap pricey much little few think guess""".split()
+)
+
+
+def _one_names_the_other(a: set[str], b: set[str]) -> bool:
+    """(Either names nothing in Latin words, as Chinese text: the value decides.)"""
+    return not a or not b or (bool(a & b) and (a <= b or b <= a))
+
+
+def _thing_words(text: str) -> set[str]:
+    """The roots of the words naming things in ``text``: no number, no verdict on a value."""
+    words = (w for w in _TOKEN.findall(text.lower()) if not any(c.isdigit() for c in w))
+    return {_root(w) for w in words if w not in subjects.STOP and w not in _VERDICT_WORDS}
 
 
 def _bounds(numbers: Sequence[dict[str, object]]) -> bool:
@@ -706,6 +754,7 @@ def _latest_value(
             if units & _units(i.numbers)
             # "定投的改成500" puts right the amount put in, not a monthly one beside it
             and _rate(cand.numbers) == _rate(i.numbers)
+            and not _reads_within(cand, i)
             and not _value_of_another(owner, i)
             and (
                 not change_only
@@ -751,9 +800,9 @@ def _latest_value(
         # else a small bare count of the same kind ("make it 3" after "retry count should
         # be 5"; not "3 hour party", "terminal 2" beside "4 tickets")
         counts = counts or [i for i in pool if _small_counts(cand.numbers, i.numbers)]
-        # or a value written with its exponent, as the last one was ("make it 5e-5" after
-        # "lr 2e-5"): a rate or a tolerance, far from its neighbours' sizes
-        counts = counts or [i for i in pool if _exponent(cand.numbers) and _exponent(i.numbers)]
+        # or a setting written with its exponent, the one nearest in size ("make it 5e-5"
+        # after "lr 2e-5", not "adam eps 1e-8" nor "loss plateaued at 2e-3")
+        counts = counts or _nearest_exponent(cand, pool)
         if _HEADCOUNT.search(str(cand.extra.get("message", cand.content))):
             # "make it 9, my cousin's coming" counts people: "8 ppl", not the "7 is
             # better" that picked a table's time
@@ -793,6 +842,20 @@ def _side(text: str) -> str:
     it says neither, or both)."""
     ends, starts = bool(_ENDS_AT.search(text)), bool(_STARTS_AT.search(text))
     return "" if ends == starts else ("end" if ends else "start")
+
+
+#: A value read off, told: "initial is ~231kb now", "p95 is at 180ms".
+_READING = re.compile(r"\b(?:is|are|was|'s|at|came in at|comes to|measures?)\s+[~≈]?\$?\d", re.I)
+
+
+def _reads_within(cand: Candidate, item: MemoryItem) -> bool:
+    """A value read off that keeps to the item's limit puts no limit right ("initial is
+    ~231kb now" beside "must be under 250kb"; "make it 200kb" does)."""
+    return bool(
+        _READING.search(cand.content)
+        and not _SETS_ANEW.search(cand.content)
+        and _within(cand, item)
+    )
 
 
 #: Where things stand, told: "squat is 85 now", "目前体重 92".
@@ -1002,11 +1065,20 @@ def relate(
     if reading.hearsay and (
         _OWNED_SLIP.search(cand.opener)
         or _AGREES.search(cand.content)
-        or ((reading.change or _NOW_END.search(cand.content)) and not _speaks_against(cand))
+        or (
+            (reading.change or _NOW_END.search(cand.content))
+            and not _speaks_against(cand)
+            and not THEIR_ASK.match(cand.content)
+        )
     ):
         # "HR 打电话说是 15 薪，之前邮件写错了": the person owns up to a slip and takes the
         # other's word as the value now; "husband says 3 bedrooms now": a change told
         reading = dataclasses.replace(reading, hearsay=False)
+    if reading.correction and not reading.hearsay:
+        # the person's own change puts right what they said, not another's claim beside it
+        # ("行 改16号吧" after "我室友说她15号要上班 让改到16号": the 15号 of the move)
+        own = [i for i in pool if not subjects.THIRD_PARTY.search(i.content)]
+        pool = own or pool
     if cand.retraction and reading.retract_target:
         target = reading.retract_target
         hits = [i for i in pool if _names(i, target, cand.content)]
@@ -1165,6 +1237,8 @@ def relate(
         )
         if values and item.numbers and not (values - _values(item.numbers)):
             continue  # restates the same value
+        if _reads_within(cand, item):
+            continue
         item_names = set(subjects.named_choices(item.content))
         same_kind_of_thing = bool(categories & {subjects.category(x) for x in item_names}) and not (
             names & item_names and not (item_names - names)

@@ -384,6 +384,17 @@ _ABBREVIATIONS = frozenset(
     sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun""".split()
 )
 _WORD_BEFORE = re.compile(r"([\w.]*\w)[.!?]+$")
+_SHORT_AFTER_NUMBER = re.compile(
+    r"\d\s*(?:ms|s|secs?|mins?|m|hrs?|h|days?|d|wks?|mos?|yrs?|kb|mb|gb|tb|k|lbs?|oz|ft|km|mi)\.$",
+    re.I,
+)
+#: Words that go on with a value after its unit: "2 hrs. max", "5 min. per user", "3 yrs.
+#: of backups", "30 sec. or so".
+_GOES_ON_AFTER_UNIT = re.compile(
+    r"(?:max|min|maximum|minimum|tops|each|per|of|or|between|before|after|until|till|apart"
+    r"|ago|later|long)\b",
+    re.I,
+)
 #: A unit written short after its number: the full stop after it ends the sentence ("10
 #: min.", "5 lbs."), where "min. 5" or "approx. 5" goes on.
 _UNIT_AFTER_NUMBER = re.compile(
@@ -391,7 +402,7 @@ _UNIT_AFTER_NUMBER = re.compile(
 )
 
 
-def _ends_sentence(before: str) -> bool:
+def _ends_sentence(before: str, after: str = "") -> bool:
     """Whether the full stop (or ! or ?) that ends ``before`` ends a sentence, when a
     lower-case word follows: not after an abbreviation or an initial ("e.g.", "vs.",
     "J.")."""
@@ -399,6 +410,8 @@ def _ends_sentence(before: str) -> bool:
     if m is None:
         return False
     word = m.group(1).lower()
+    if _SHORT_AFTER_NUMBER.search(before) and _GOES_ON_AFTER_UNIT.match(after):
+        return False  # "2 hrs. max", "3 yrs. of backups"
     if _UNIT_AFTER_NUMBER.search(before):
         return True  # "finish in under 10 min. ruff line-length is 100": a unit ends it
     return len(word) > 1 and "." not in word and word not in _ABBREVIATIONS
@@ -425,6 +438,18 @@ _LEADS_INTO_SUBJECT = frozenset(
     tells anything everything something nothing anyone everyone someone nobody anywhere
     somewhere everywhere whatever whichever""".split()
 )
+
+
+def _units_go_on(segments: list[str]) -> list[str]:
+    """The segmenter's sentences, joined again where a unit written short ends one and the
+    next goes on with it ("deploy window is 2 hrs. max", "keep 3 yrs. of backups")."""
+    out: list[str] = []
+    for seg in segments:
+        if out and _SHORT_AFTER_NUMBER.search(out[-1].rstrip()) and _GOES_ON_AFTER_UNIT.match(seg):
+            out[-1] += seg
+        else:
+            out.append(seg)
+    return out
 
 
 def _after_units(piece: str) -> list[str]:
@@ -572,7 +597,9 @@ def _run_ons(piece: str) -> list[str]:
             piece, max(pos, m.start() - 12), m.start()
         ) and _CHOICE_AHEAD.match(piece, m.end(), m.end() + _REACH):
             continue  # "还有个事没想好 年终奖是提前还房贷还是买理财": the choice left open
-        if piece[m.start() - 1] in ".!?" and not _ends_sentence(piece[pos : m.start()]):
+        if piece[m.start() - 1] in ".!?" and not _ends_sentence(
+            piece[pos : m.start()], piece[m.end() : m.end() + 16]
+        ):
             continue
         if m.re is _SUBJECT_START:
             before = piece[pos : m.start()].split()
@@ -621,7 +648,7 @@ def _sentences(text: str) -> tuple[Span, ...]:
         cursor = 0
         pieces = (
             q
-            for seg in _segmenter(language, content)
+            for seg in _units_go_on(_segmenter(language, content))
             for p in _after_units(seg)
             for q in _run_ons(p)
         )
