@@ -35,6 +35,11 @@ SHAPES = {
     "Chinese, Latin, spaces": "用 redis 做缓存",
     "options in Chinese": "MinIO 和 Ceph ",
     "values with spaces": "端口 9000 已经被占了 ",
+    # each value once looked back over the whole message before it (12-07)
+    "decimals": "0.9 ",
+    "counted nouns": "3 workers ",
+    "versions": "go 1.22 ",
+    "status codes": "got 502s ",
 }
 _WORD = re.compile(r"\w+")
 

@@ -384,7 +384,7 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
         return None  # "4个H100": a model name, not hours
     if m.group() == "M" and _SIZE_M.match(text, m.end()) and not _ZH_MONEY_WORD.search(text):
         return "MB", "quantity", m.end()  # 镜像300M以内: a size (metres are a lower-case m)
-    if word == "s" and _STATUS_CODE.search(text, 0, pos):
+    if word == "s" and _STATUS_CODE.search(text, max(0, pos - 64), pos):
         return None  # "backoff on 429s", "the 503s": HTTP statuses, not seconds
     if word == "g" and pos < len(text) and text[pos] == " ":
         return None  # "3 g…": a lone g after a space is rarely grams or gigabytes
@@ -402,7 +402,11 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     canonical, kind = known
     if word == "平" and text.startswith(_NOT_SQUARE_METRES, m.end()):
         return None  # "3000 平时800": 平时 (usually), not 平米
-    if word == "年" and kind == "duration" and not _YEARS_BEFORE.search(text, 0, pos):
+    if (
+        word == "年"
+        and kind == "duration"
+        and not _YEARS_BEFORE.search(text, max(0, pos - 16), pos)
+    ):
         return None  # 2024年: a year, handled as a date or left alone
     if word == "年" and text[m.end() : m.end() + 1] == "级":
         return None  # 3年级: a school grade
@@ -962,7 +966,8 @@ class _Finder:
         # "50k hard cap")
         noun = (
             _NOUN_AFTER.match(t, end)
-            if not _FIRM_AFTER.match(t, end) and not _LABEL_BEFORE.search(t, 0, begin)
+            if not _FIRM_AFTER.match(t, end)
+            and not _LABEL_BEFORE.search(t, max(0, begin - 40), begin)
             else None
         )
         if noun and how == "digits":

@@ -313,7 +313,7 @@ def _sets_a_value(text: str, values: list[Value]) -> bool:
     return bool(
         m.group().startswith("设")  # 设成, 设为: "set to" says it is an instruction
         or vocab.ZH_SETS_SAID.search(text)
-        or vocab.ZH_SETTING_NAME.search(text, 0, m.start())
+        or vocab.ZH_SETTING_NAME.search(text, max(0, m.start() - 64), m.start())
     )
 
 

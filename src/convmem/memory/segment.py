@@ -520,7 +520,7 @@ def _values_of(text: str) -> list[Value]:
     return [
         v
         for v in find_numbers(text)
-        if (v.type != "version" or _VERSION_SAID.search(text, 0, v.start))
+        if (v.type != "version" or _VERSION_SAID.search(text, max(0, v.start - 16), v.start))
         and v.value not in WEEKDAYS
     ]
 
@@ -947,7 +947,7 @@ def _pieces(sentence: Span) -> list[tuple[int, int]]:
             m.span()
             for m in _AND_BOUND.finditer(text)
             if len(text[: m.start()].split()) >= 2
-            and not _BETWEEN_END.search(text, 0, m.start())
+            and not _BETWEEN_END.search(text, max(0, m.start() - 64), m.start())
             and not _LEADS_IN.match(text)  # "if it's a weekday and under $100, book it"
         ]
     if _CJK.search(text):

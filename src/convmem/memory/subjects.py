@@ -676,7 +676,7 @@ def _versioned(text: str) -> str:
     """What a version number is the version of: "we're on node 18" is about node."""
     for value in find_numbers(text):
         if value.type == "version":
-            m = _BEFORE_VERSION.search(text, 0, value.start)
+            m = _BEFORE_VERSION.search(text, max(0, value.start - 64), value.start)
             word = m[1].lower() if m else ""
             if word and word not in STOP and word not in _GENERIC:
                 return word
