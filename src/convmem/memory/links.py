@@ -783,7 +783,7 @@ def _latest_value(
         same = [
             i
             for i in pool
-            if types & _types(i.numbers) and _side(i.content) in ("", side or _side(i.content))
+            if types & _types(i.numbers) and (not side or _side(i.content) in ("", side))
         ]
         if same:
             return same[-1], "a correction of the latest value of that type"

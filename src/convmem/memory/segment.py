@@ -384,8 +384,11 @@ _ABBREVIATIONS = frozenset(
     sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun""".split()
 )
 _WORD_BEFORE = re.compile(r"([\w.]*\w)[.!?]+$")
-_SHORT_AFTER_NUMBER = re.compile(
-    r"\d\s*(?:ms|s|secs?|mins?|m|hrs?|h|days?|d|wks?|mos?|yrs?|kb|mb|gb|tb|k|lbs?|oz|ft|km|mi)\.$",
+#: A unit written short after its number, and its full stop: "10 min.", "2 hrs.", "5 lbs."
+#: (where "min. 5" or "approx. 5" goes on).
+_SHORT_UNIT_END = re.compile(
+    r"\d\s*(?:ms|s|secs?|mins?|m|hrs?|h|days?|d|wks?|mos?|yrs?|kb|mb|gb|tb|k|lbs?|oz|ft|km|mi"
+    r"|pt|qt|tsp|tbsp)\.$",
     re.I,
 )
 #: Words that go on with a value after its unit: "2 hrs. max", "5 min. per user", "3 yrs.
@@ -394,11 +397,6 @@ _GOES_ON_AFTER_UNIT = re.compile(
     r"(?:max|min|maximum|minimum|tops|each|per|of|or|between|before|after|until|till|apart"
     r"|ago|later|long)\b",
     re.I,
-)
-#: A unit written short after its number: the full stop after it ends the sentence ("10
-#: min.", "5 lbs."), where "min. 5" or "approx. 5" goes on.
-_UNIT_AFTER_NUMBER = re.compile(
-    r"\d\s*(?:min|mins|sec|secs|hr|hrs|ft|lb|lbs|oz|pt|qt|tsp|tbsp)\.$", re.I
 )
 
 
@@ -410,10 +408,10 @@ def _ends_sentence(before: str, after: str = "") -> bool:
     if m is None:
         return False
     word = m.group(1).lower()
-    if _SHORT_AFTER_NUMBER.search(before) and _GOES_ON_AFTER_UNIT.match(after):
-        return False  # "2 hrs. max", "3 yrs. of backups"
-    if _UNIT_AFTER_NUMBER.search(before):
-        return True  # "finish in under 10 min. ruff line-length is 100": a unit ends it
+    if _SHORT_UNIT_END.search(before):
+        # "finish in under 10 min. ruff line-length is 100": a unit ends it, unless what
+        # follows goes on with it ("2 hrs. max", "3 yrs. of backups")
+        return not _GOES_ON_AFTER_UNIT.match(after)
     return len(word) > 1 and "." not in word and word not in _ABBREVIATIONS
 
 
@@ -445,7 +443,7 @@ def _units_go_on(segments: list[str]) -> list[str]:
     next goes on with it ("deploy window is 2 hrs. max", "keep 3 yrs. of backups")."""
     out: list[str] = []
     for seg in segments:
-        if out and _SHORT_AFTER_NUMBER.search(out[-1].rstrip()) and _GOES_ON_AFTER_UNIT.match(seg):
+        if out and _SHORT_UNIT_END.search(out[-1].rstrip()) and _GOES_ON_AFTER_UNIT.match(seg):
             out[-1] += seg
         else:
             out.append(seg)
