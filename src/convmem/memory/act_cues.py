@@ -344,9 +344,6 @@ MUST_BE = re.compile(
     r"(?!-\w|\s+(?:read|see|visit|try|learn|watch|do|buy|listen|eat)\b)(?!.*[!?]\s*$)",
     _I,
 )
-#: A requirement stated as what we need: "we need a room that sleeps 4", "we'd also
-#: need a rental car for one day" (only with a value, see ``acts.guide_rule``: "we need
-#: a better error message here" is work asked for now).
 #: What must keep working, said as a need: "we still need IE11 support", "we need to
 #: support safari 15", "we need python 3.8 compatibility" (a platform, a version or a way
 #: of use: not "we need tech support").
@@ -360,6 +357,9 @@ NEEDS_SUPPORT = re.compile(
     r"|linux|arm|python|node|java|rtl|offline|mobile|dark mode|i18n|screen readers?|a11y)\b))",
     _I,
 )
+#: A requirement stated as what we need: "we need a room that sleeps 4", "we'd also
+#: need a rental car for one day" (only with a value, see ``acts.guide_rule``: "we need
+#: a better error message here" is work asked for now).
 WE_NEED = re.compile(
     r"^(?:(?:so|and|also|ok|okay|but|plus|oh|well|then|hotels?|flights?)[\s,:]+)*"
     r"(?:we|we'd|we'll|we would|we will)\s+"
