@@ -594,7 +594,7 @@ SETTING_VALUE = re.compile(
     r"|weight decay|eps|epsilon|momentum|dropout|warmup(?: steps)?"
     r"|pool_size|max_overflow"
     r"|temperature(?=\s*[:=]?\s*[01]\.))"
-    r"\s*(?:=|:|to|at)?\s*\d[\w.]*(?:(?<=[eE])[-+]\d+)?(?:\s?(?:ms|s|secs?|seconds?|mins?"
+    r"\s*(?:=|:|to|at)?\s*\d[\w.]*(?:(?<=e)[-+]\d+)?(?:\s?(?:ms|s|secs?|seconds?|mins?"
     r"|minutes?|h|hrs?|hours?"
     r"|days?|[kmg]b|[kmg]i|%))?"
     # (for what it holds: "statement timeout 30s for the api role")

@@ -367,6 +367,16 @@ def _thing_words(text: str) -> set[str]:
     return {_root(w) for w in words if w not in subjects.STOP and w not in _VERDICT_WORDS}
 
 
+def _alike(a: Sequence[dict[str, object]], b: Sequence[dict[str, object]]) -> bool:
+    """Values of one kind: a unit in common, a type other than a bare number, or a bare
+    number against one bare or near it ("改成1800吧" and "1600大卡以内")."""
+    return bool(
+        _units(a) & _units(b)
+        or (_types(a) & _types(b)) - {"number"}
+        or (_counts(a) and (_counts(b) or near(a, b)))
+    )
+
+
 def _bounds(numbers: Sequence[dict[str, object]]) -> bool:
     return any(n.get("bound") in ("lower", "upper") for n in numbers)
 
@@ -1076,9 +1086,12 @@ def relate(
         reading = dataclasses.replace(reading, hearsay=False)
     if reading.correction and not reading.hearsay:
         # the person's own change puts right what they said, not another's claim beside it
-        # ("行 改16号吧" after "我室友说她15号要上班 让改到16号": the 15号 of the move)
+        # ("行 改16号吧" after "我室友说她15号要上班 让改到16号": the 15号 of the move), when
+        # they said such a value ("最后定了26桌" settles "我妈说至少要请30桌" when the person
+        # gave no count of their own)
         own = [i for i in pool if not subjects.THIRD_PARTY.search(i.content)]
-        pool = own or pool
+        if any(_alike(cand.numbers, i.numbers) for i in own):
+            pool = own
     if cand.retraction and reading.retract_target:
         target = reading.retract_target
         hits = [i for i in pool if _names(i, target, cand.content)]
