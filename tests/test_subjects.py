@@ -97,6 +97,10 @@ def test_only_an_instruction_withdraws(text: str, target: str | None) -> None:
         ("use MinIO rather than localstack", ("localstack",)),
         ("switch to structlog instead of loguru", ("loguru",)),
         ("we moved the standup from 9:30 to 10", ("9:30",)),
+        # a thousands separator is part of the value ("1" would name any item with a 1)
+        ("oh and daycare is 1,450 not 1,350, i misread the bill", ("1,350",)),
+        ("rent went from 1,450 to 1,500", ("1,450",)),
+        ("not 3, 4 or 5", ("3",)),
         # everyday words after "not", "from" or "over" are no value being replaced
         ("It reminds me that we're not alone in this.", ()),
         ("We practise everything, from salsa to hip-hop.", ()),

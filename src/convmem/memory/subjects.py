@@ -165,10 +165,12 @@ _ZH_SUBJECT_STRIP = re.compile(r"^(?:把|将|给|让|就|都|还|也|再|先|然
 _REJECTED_EN = (
     re.compile(
         r"\b(?:(?P<strong>rather than|instead of|in place of|replacing|replace)|not|no longer"
-        r"|and not|but not|over)\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w.:/$%+-]+(?:\s+[\w.:%]+)?)",
+        r"|and not|but not|over)\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w.:/$%+-]+(?:,\d{3}(?!\d))*(?:\s+[\w.:%]+)?)",
         _I,
     ),
-    re.compile(r"\b(?:from|was)\s+(?P<old>[\w.:$%+-]+(?:\s?[\w%]+)?)\s+(?:to|now)\b", _I),
+    re.compile(
+        r"\b(?:from|was)\s+(?P<old>[\w.:$%+-]+(?:,\d{3}(?!\d))*(?:\s?[\w%]+)?)\s+(?:to|now)\b", _I
+    ),
 )
 #: "不去日本了 改去韩国": a plan dropped, then the one instead (put right, not withdrawn);
 #: what was dropped keeps its verb ("去日本" is no "我老婆是日本人").
