@@ -165,7 +165,8 @@ _ZH_SUBJECT_STRIP = re.compile(r"^(?:把|将|给|让|就|都|还|也|再|先|然
 _REJECTED_EN = (
     re.compile(
         r"\b(?:(?P<strong>rather than|instead of|in place of|replacing|replace)|not|no longer"
-        r"|and not|but not|over)\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w.:/$%+-]+(?:,\d{3}(?!\d))*(?:\s+[\w.:%]+)?)",
+        r"|and not|but not|over)\s+(?:the\s+|a\s+|an\s+)?"
+        r"(?P<old>[\w.:/$%+-]+(?:,\d{3}(?!\d))*(?:\s+[\w.:%]+)?)",
         _I,
     ),
     re.compile(
