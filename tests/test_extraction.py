@@ -184,6 +184,19 @@ def test_a_decision_said_in_so_many_words(message: str, kinds: list[str]) -> Non
     assert [k for k, _ in _kinds(message)] == kinds
 
 
+@pytest.mark.parametrize(
+    ("message", "kinds"),
+    [
+        ("still not sure if we should sign 12 or 15 months", ["open_question"]),
+        ("idk if i should keep the HYSA at ally (4.2%) or move it to marcus", ["open_question"]),
+        # asking the assistant is no choice of the person's own
+        ("not sure if you can help with this", []),
+    ],
+)
+def test_a_choice_not_made_yet_whatever_its_modal(message: str, kinds: list[str]) -> None:
+    assert [k for k, _ in _kinds(message)] == kinds
+
+
 def test_assistant_sentences_are_at_most_proposals() -> None:
     assert _kinds("I suggest we use Redis for the cache.", from_user=False) == [
         ("proposal", "I suggest we use Redis for the cache.")

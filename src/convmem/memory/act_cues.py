@@ -167,6 +167,15 @@ OPEN = re.compile(
     r"|\b(?:need|have) to (?:decide|choose|pick|figure out) (?:whether|between|which|if)\b",
     _I,
 )
+#: "still not sure if we should sign 12 or 15 months", "idk if i should keep it at ally or
+#: move it": the person's own choice, not made yet (whatever its modal says)
+UNSURE_CHOICE = re.compile(
+    r"^(?:(?:still|honestly|tbh|but|and|so|ok|okay|also|hmm)[\s,]+)*"
+    r"(?:(?:i'?m|im|we'?re)\s+)?(?:still\s+)?"
+    r"(?:not sure|unsure|idk|i don'?t know|i dont know|dunno|can'?t decide|cant decide)\s+"
+    r"(?:if|whether)\s+(?:(?:i|we)\s+(?:should|want to|wanna|need to|ought to)|to)\b",
+    _I,
+)
 HYPOTHETICAL = re.compile(
     r"^(?:if|unless|suppose|supposing|assuming|in case|what if|imagine|maybe|perhaps|possibly"
     r"|probably|i guess|i think maybe|not sure|i might|we might|might|could|would|it would"

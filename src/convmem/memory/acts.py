@@ -332,6 +332,8 @@ def guide_rule(
     values = [n for n in numbers if n.type != "version"]
     if not values and small_talk(text):
         return None, SMALL_TALK  # (also when the model kept nothing: no rule below may)
+    if kind not in (None, "open_question") and vocab.UNSURE_CHOICE.match(text):
+        return "open_question", "a choice of the person's own, not made yet (not sure if we should)"
     if kind is not None and (vocab.DELEGATES.match(text) or vocab.WAIT_A_MOMENT.match(text)):
         return None, "the choice left to the assistant, or a moment asked for"
     if kind == "constraint" and (
