@@ -759,6 +759,14 @@ CASES: list[tuple[str, list[tuple[Any, ...]]]] = [
         "never hold a lock longer than 2 seconds",
         [("2 seconds", "duration", 2, None, "s", "upper")],
     ),
+    ("卡片圆角统一 8px", [("8px", "quantity", 8, None, "px", None)]),
+    # a limit's word is no counted noun, nor is a word cut by an apostrophe
+    ("he thinks 750 minimum", [("750", "number", 750, None, None, "lower")]),
+    (
+        "48 breaks the 450 limit.",
+        [("48", "number", 48, None, None, None), ("450", "number", 450, None, None, "upper")],
+    ),
+    ("375 won't do", [("375", "number", 375, None, None, None)]),
 ]
 
 

@@ -462,6 +462,11 @@ def test_a_choice_stays_with_its_options(text: str, expected: list[str]) -> None
             ],
         ),
         ("HINT: the budget is $500 max", ["HINT: the budget is $500 max"]),
+        # a verdict typed after a space stays with the value it is on
+        (
+            "DBA 刚在群里说 50 太多了 每个服务最多给 20",
+            ["DBA 刚在群里说 50 太多了", "每个服务最多给 20"],
+        ),
         # a clause that says what "anything" is goes with it
         (
             "I'd prefer to avoid anything he has to take more than twice a day",

@@ -220,6 +220,7 @@ def test_a_slip_then_the_word_meant_scratches_the_item_before() -> None:
         ("the dba says brin is the right call", True),
         ("he's claiming he only owes 1400", True),
         ("师兄觉得64太大了", True),
+        ("我们组长看了下说 2048 太短了", True),
         ("my trainer disagrees with the plan", True),  # (not through a "she says" after it)
         ("my husband really doesn't want the red one", True),
         ("the landlord's saying I owe $300 of it", True),

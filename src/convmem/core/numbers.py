@@ -278,7 +278,7 @@ _UNIT_AFTER = re.compile(
     re.I,
 )
 _NOUN_AFTER = re.compile(
-    r"\s(?:more\s|extra\s|additional\s|new\s|separate\s)?([A-Za-z][A-Za-z]+)(?![\w-])"
+    r"\s(?:more\s|extra\s|additional\s|new\s|separate\s)?([A-Za-z][A-Za-z]+)(?![\w'’-])"
     r"(?:\s([A-Za-z][a-z]+s)(?![\w-]))?"
 )
 _EN_NUMBER_WORDS = {

@@ -51,6 +51,7 @@ _units("token", "quantity", "tokens", "token")
 _units("char", "quantity", "characters", "character", "chars", "char", "字符", "个字", "字")
 _units("line", "quantity", "lines", "line", "行")
 _units("word", "quantity", "words", "word")
+_units("px", "quantity", "pixels", "pixel", "px", "像素")
 _units("%", "percent", "%", "percent", "per cent", "pct")
 _units("USD", "money", "dollars", "dollar", "bucks", "usd", "美元", "美金", "刀")
 _units("EUR", "money", "euros", "euro", "eur", "欧元", "€")
@@ -115,6 +116,7 @@ NOT_NOUNS = frozenset(
     works worked seems looks sounds feels helps makes breaks fails passes
     stays stands remains holds says said thinks insists claims bc cuz coz cos
     everybody everyone everything right like here there
+    minimum maximum limit cap ceiling floor
     """.split()
 )
 #: Words that count nothing alone ("115k base", "90k remote") but may say which kind of

@@ -818,6 +818,12 @@ OTHERS_SAID = re.compile(
     r"(?:says?|said|told me|mentioned)\b",
     _I,
 )
+#: Another person's verdict on a value: "设计那边说卡片圆角 8px 太小了", "DBA 说 50 太多了"
+#: (not the person's own: "我觉得64太大了")
+ZH_OTHERS_VERDICT = re.compile(
+    r"(?<!我)(?:说|觉得|认为)[^，,。！!？?]{0,16}\d[\w%]{0,6}\s*"
+    r"(?:太[多少长短久贵晚早大小快慢远近高低紧]|不够)"
+)
 #: A search asked of the assistant, said with 吧: "给推荐一家吧", "请给我推荐一家餐馆用餐吧",
 #: "帮我找个安静点的吧" (asking, not choosing; "那就订这家吧" chooses).
 ZH_SEARCH_ASKED = re.compile(

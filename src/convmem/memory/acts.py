@@ -364,6 +364,8 @@ def guide_rule(
         return "fact", "a lasting change in a life, told (just turned 12, 健身半年了)"
     if kind is None and values and not asks and vocab.OTHERS_SAID.match(text):
         return "fact", "what another person said, with a value"
+    if kind is None and values and not asks and vocab.ZH_OTHERS_VERDICT.search(text):
+        return "fact", "another person's verdict on a value (DBA 说 50 太多了)"
     if (
         kind in ("constraint", "preference")
         and not values

@@ -486,10 +486,13 @@ def _plan_put_right(
 #: What says another person holds a value wrong: "is unrealistic", "too much", 太大了, 不好.
 _DOUBT = re.compile(
     r"\b(?:not|isn't|wrong|unrealistic|too (?:much|many|big|small|late|early|soon|high|low)"
-    r"|no way|won't|can't|doubt|instead)\b"
-    r"|不[好行对够]|太[大小多少赶早晚贵紧]|太激进|不可能|不现实|[做达办]不到|来不及|有问题|要改|改到",
+    r"|no way|won't|can't|doubt|instead|(?:a|pure|total) fantasy|pipe dream)\b"
+    r"|不[好行对够]|太[大小多少长短赶早晚贵紧慢快]|太激进|不可能|不现实|[做达办]不到|来不及|有问题|要改|改到",
     re.I,
 )
+
+
+_IN_THOUSANDS = re.compile(r"\dk$", re.I)
 
 
 def _doubted(cand: Candidate, pool: Sequence[MemoryItem], here: set[str]) -> MemoryItem | None:
@@ -501,11 +504,16 @@ def _doubted(cand: Candidate, pool: Sequence[MemoryItem], here: set[str]) -> Mem
         if item.id in here or item.kind not in COMPARABLE:
             continue
         said = {(n.get("type"), n.get("value")) for n in item.numbers}
+        # a bare number also names the thousands said with a k ("375 won't get us 3
+        # bedrooms" of "stay under 375k")
+        thousands = {n.get("value") for n in item.numbers if _IN_THOUSANDS.search(str(n["raw"]))}
         named = {
             (t, v)
             for t, v in mine
             for u, w in said
-            if (v == w and "number" in (t, u)) or (t, v) == (u, w)
+            if (v == w and "number" in (t, u))
+            or (t, v) == (u, w)
+            or (t == "number" and isinstance(v, int | float) and v * 1000 in thousands)
         }
         if not named:
             continue

@@ -347,6 +347,9 @@ _UNDECIDED_END = re.compile(
 _CHOICE_AHEAD = re.compile(r"[^，,。！!？?；;]*(?:还是|或者|要不要)")
 _NOT_THIS = re.compile(r"不是[^\s，,。]{1,20}$")
 _NOT_THAT = re.compile(r"不是[^\s，,。]{1,8}(?:[\s，,。！!]|$)")
+#: "说 50 太多了", "8px 太小了": a value, then the verdict on it (the same clause as "64太大了").
+_VALUE_BEFORE = re.compile(r"\d[\w%]{0,6}$")
+_VERDICT_AFTER = re.compile(r"太[多少长短久贵晚早大小快慢远近高低紧]了?|不够|不合适|来不及")
 #: "不去日本了 改去韩国", "不用redis了，换成postgres": a plan dropped, then the one instead.
 _DROPPED = re.compile(r"不(?:去|用|要|买|选|住|坐|订|考虑|报|学)\s*[^\s，,。！!？?]{1,10}了$")
 _INSTEAD_NEXT = re.compile(r"(?:改|换)(?:成|去|用|为|买|住|坐|订|报|学)")
@@ -611,6 +614,8 @@ def _run_ons(piece: str) -> list[str]:
             continue  # "不是周三 是周四晚上", "学习率不对 是1e-4": one correction
         if _NOT_THAT.match(piece, m.end()):
             continue  # "婚期是5月20号 不是18号": the value and the one it replaces
+        if _VERDICT_AFTER.match(piece, m.end()) and _VALUE_BEFORE.search(piece, pos, m.start()):
+            continue  # "DBA 说 50 太多了": the value and the verdict on it
         if _INSTEAD_NEXT.match(piece, m.end()) and _DROPPED.search(piece, pos, m.start()):
             continue  # "不去日本了 改去韩国": one change of plan
         if _BARE_TOPIC.match(piece, pos, m.start()) and _COMMENT.match(piece, m.end()):
