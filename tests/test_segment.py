@@ -467,6 +467,10 @@ def test_a_choice_stays_with_its_options(text: str, expected: list[str]) -> None
             "DBA 刚在群里说 50 太多了 每个服务最多给 20",
             ["DBA 刚在群里说 50 太多了", "每个服务最多给 20"],
         ),
+        # a value and the one it replaces, with or without a space after 不是; what was
+        # said before and the right value
+        ("更正一下 灰度是 5% 不是 10%", ["更正一下", "灰度是 5% 不是 10%"]),
+        ("sorry i said 6k down earlier, it's 7,000", ["i said 6k down earlier, it's 7,000"]),
         # a clause that says what "anything" is goes with it
         (
             "I'd prefer to avoid anything he has to take more than twice a day",

@@ -84,6 +84,12 @@ def test_named_choices(text: str, names: tuple[str, ...]) -> None:
         # a long run before "got cancelled", or a part of something said, names no item
         ("its july 31 now the aug slot got cancelled", None),
         ("the first part, ignore that", None),
+        # said first, naming the thing in a word or two ("for now" still withdraws it)
+        ("scrap the roth for now, it can wait til the card is paid off", "roth"),
+        ("also drop the gym line entirely, we both run outside now", "gym line"),
+        ("lets ditch the storage unit", "storage unit"),
+        ("drop the kids off at 8", None),
+        ("drop the users table", None),
     ],
 )
 def test_only_an_instruction_withdraws(text: str, target: str | None) -> None:
@@ -101,6 +107,7 @@ def test_only_an_instruction_withdraws(text: str, target: str | None) -> None:
         ("oh and daycare is 1,450 not 1,350, i misread the bill", ("1,350",)),
         ("rent went from 1,450 to 1,500", ("1,450",)),
         ("not 3, 4 or 5", ("3",)),
+        ("sorry i said 6k down earlier, it's 7,000", ("6k",)),
         # everyday words after "not", "from" or "over" are no value being replaced
         ("It reminds me that we're not alone in this.", ()),
         ("We practise everything, from salsa to hip-hop.", ()),
@@ -179,6 +186,7 @@ def test_how_long_something_lasted_is_no_correction(text: str, correction: bool)
         # what someone else moved, not the word after it
         ("they pushed the launch back to friday", "launch"),
         ("ops moved the standup up to 9:15", "standup"),
+        ("the closing got pushed to oct 14", "closing"),
         # an adverb or an opener before the value leads no subject
         ("lr 应该是2e-5", "lr"),
         ("对了是21号入住", ""),

@@ -198,6 +198,8 @@ def _rejected_value(v: Value, numbers: list[Value], text: str) -> bool:
     """ "2000, not 3000": 3000 is the value being replaced, not a value of the clause.
     After "was" or "from" only beside another value ("it was 50, now 60", "from 10 to
     12", "跑在 3.12 上（从 3.9 升上来）"): "the offer was $92k" states its value."""
+    if _SAID_BEFORE.search(text[max(0, v.start - 16) : v.start]):
+        return bool(_EARLIER_AFTER.match(text, v.end))
     m = _REJECTED_BEFORE.search(text[max(0, v.start - 16) : v.start])
     if m is None:
         # "只要最近3天的 7天太多了": the old value, after the one meant, and why it goes
@@ -215,6 +217,9 @@ _REJECTED_BEFORE = re.compile(
     r"|不是|而非|原来是|把)\s*$",
     re.I,
 )
+#: "i said 6k down earlier, it's 7,000": the value said before, named as such.
+_SAID_BEFORE = re.compile(r"\bi (?:said|wrote|typed|put)\s*$", re.I)
+_EARLIER_AFTER = re.compile(r"(?:\s+[a-z]+)?\s+(?:earlier|before|above)\b", re.I)
 
 
 def _proposal(clause: segment.Clause) -> bool:

@@ -958,7 +958,7 @@ def _same_subject(a: str, b: str) -> bool:
 
 #: Words a withdrawal wraps around what it names ("the 10k cap thing", "上海那个条件").
 _TARGET_FRAME = re.compile(
-    r"算了|那个|这个|那条|这条|条件|要求|的事|事情|东西|\b(?:the|thing|stuff|part|bit)\b"
+    r"算了|那个|这个|那条|这条|条件|要求|的事|事情|东西|\b(?:the|thing|stuff|part|bit|line|item)\b"
 )
 _THING = re.compile(r"那个|这个|那条|这条|的事|事情|\b(?:thing|stuff)\b", re.I)
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_]*")

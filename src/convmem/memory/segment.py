@@ -346,7 +346,7 @@ _UNDECIDED_END = re.compile(
 )
 _CHOICE_AHEAD = re.compile(r"[^，,。！!？?；;]*(?:还是|或者|要不要)")
 _NOT_THIS = re.compile(r"不是[^\s，,。]{1,20}$")
-_NOT_THAT = re.compile(r"不是[^\s，,。]{1,8}(?:[\s，,。！!]|$)")
+_NOT_THAT = re.compile(r"不是\s?[^\s，,。]{1,8}(?:[\s，,。！!]|$)")
 #: "说 50 太多了", "8px 太小了": a value, then the verdict on it (the same clause as "64太大了").
 _VALUE_BEFORE = re.compile(r"\d[\w%]{0,6}$")
 _VERDICT_AFTER = re.compile(r"太[多少长短久贵晚早大小快慢远近高低紧]了?|不够|不合适|来不及")
@@ -936,6 +936,14 @@ _BETWEEN_END = re.compile(r"\bbetween\s+\S+$", re.I)
 _REJECTS = re.compile(r"(?:not|rather than|instead of|and not|but not|no longer|never)\b", re.I)
 
 
+#: "sorry i said 6k down earlier, it's 7,000": the value said before and the right one
+#: are one correction.
+_SAID_EARLIER = re.compile(
+    r"\bi (?:said|wrote|typed|put)\s+[^,.;!?]{1,30}?\s+(?:earlier|before|above)\s*$", re.I
+)
+_PUT_RIGHT = re.compile(r"(?:it'?s|it is|it should be|should be|i meant|that'?s|it was)\b", re.I)
+
+
 def _pieces(sentence: Span) -> list[tuple[int, int]]:
     text = sentence.text
     cuts: list[tuple[int, int]] = []
@@ -946,6 +954,11 @@ def _pieces(sentence: Span) -> list[tuple[int, int]]:
         cuts.append(m.span())
     if not _CJK.search(text):
         cuts += _value_list(text) + _two_clauses(text)
+        cuts = [
+            (a, b)
+            for a, b in cuts
+            if not (_SAID_EARLIER.search(text, 0, a) and _PUT_RIGHT.match(text, b))
+        ]
         cuts += [
             m.span()
             for m in _AND_BOUND.finditer(text)

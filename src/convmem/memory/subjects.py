@@ -131,6 +131,8 @@ _SUBJECT_AFTER_VERB = re.compile(
     r"(?!\s+(?:got\s+|was\s+|has been\s+)?(?:bumped|moved|pushed|raised|lowered|changed|dropped"
     r"|stretched|increased|decreased|upped|cut|went|is|was)\b))\s+"
     r"(?:(?:the|my|our|your|their|its|this|that)\s+)?"
+    # (intransitive, the value next: "the closing got pushed to oct 14" is not about oct)
+    r"(?!(?:to|at|until|till|til|back|up|down|out)\b)"
     r"(?P<np>[\w./+#-]+(?:\s+[\w./+#-]+){0,3}?)\s+(?:(?:back|up|down|out)\s+)?"
     r"(?:to|at|under|below|above|over|around|within|from|as|=|\d)",
     _I,
@@ -171,6 +173,12 @@ _REJECTED_EN = (
     ),
     re.compile(
         r"\b(?:from|was)\s+(?P<old>[\w.:$%+-]+(?:,\d{3}(?!\d))*(?:\s?[\w%]+)?)\s+(?:to|now)\b", _I
+    ),
+    # "sorry i said 6k down earlier, it's 7,000": the value said before, named
+    re.compile(
+        r"\bi (?:said|wrote|typed|put)\s+(?P<old>[\w.:$%+-]+(?:,\d{3}(?!\d))*)(?:\s+[a-z]+)?"
+        r"\s+(?:earlier|before|above)\b",
+        _I,
     ),
 )
 #: "不去日本了 改去韩国": a plan dropped, then the one instead (put right, not withdrawn);
@@ -368,6 +376,12 @@ _RETRACT_SOURCE = (
     r"|^\W*(?:(?:ok|so|actually|also|and|but|yeah|nah)[\s,]+)*(?:(?:i'm|we're|i am|we are)\s+)?"
     rf"(?:dropping|scrapping|scratching) (?:the )?(?P<a2>{_TARGET}{{2,40}}?)"
     r"(?: thing| part| requirement| idea| rule| bit| plan)\b"
+    # "scrap the roth for now", "drop the gym line entirely": said first, the thing named
+    # in a word or two and nothing after it (not "drop the kids off at 8", nor a table)
+    r"|^\W*(?:(?:ok|so|actually|also|and|but|yeah|nah|oh)[\s,]+)*(?:(?:let's|lets)\s+)?"
+    r"(?:scrap|drop|ditch|nix) the (?!(?:\w+\s)?(?:tables?|columns?|index|indexes|database|db"
+    r"|schema|views?|constraint|connections?|packets?|ball)\b)(?P<sd>[\w'$-]+(?:\s[\w'$-]+)?)"
+    r"(?=\s*(?:[,.!;]|$)|\s+(?:for now|entirely|completely|altogether|too|as well)\b)"
     rf"|forget (?:about )?(?:what i said about )?(?:the )?(?P<h>{_TARGET}{{2,40}})"
     # "lets not worry about the co-supervisor's 2k thing"
     r"|\b(?:(?:let's|lets|let us) not|no need to) worry about (?:the )?"
@@ -473,6 +487,7 @@ _RETRACT_SOURCE = (
 #: Words one of which every retraction above holds: the costly search runs only then.
 _RETRACT_WORDS = re.compile(
     r"forget|scratch|scrap|drop|skip|never|nvm|ignore|disregard|matter|appl|no need|no longer"
+    r"|ditch|nix"
     r"|worry about"
     r"|gave up|abandoned|ditched|out the window"
     r"|need [^.!?\n]{0,60}any ?more|\b(?:off|cancell?ed|cancel|gone|dead|scrapped|shelved)\b"
