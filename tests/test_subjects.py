@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from convmem.memory.subjects import named_choices, owner, read, subject_key
+from convmem.memory.subjects import named_choices, owner, read, subject_key, subject_words
 
 
 @pytest.mark.parametrize(
@@ -200,6 +200,17 @@ def test_how_long_something_lasted_is_no_correction(text: str, correction: bool)
 )
 def test_the_subject_of_a_changed_value(text: str, key: str) -> None:
     assert subject_key(text) == key
+
+
+def test_an_identifier_holds_the_words_people_call_it_by() -> None:
+    assert subject_words("gradient_accumulation_steps") == {
+        "gradient_accumulation_steps",
+        "gradient",
+        "accumulation",
+        "steps",
+    }
+    # its short parts are too common to name it ("max" of max_overflow and max_connections)
+    assert subject_words("max_overflow") == {"max_overflow", "overflow"}
 
 
 @pytest.mark.parametrize(

@@ -193,9 +193,11 @@ TOO_MUCH_ZH = r"(?:太[多少长久贵晚早大小快慢远近高低]了?|不够
 _REJECTED_ZH = (
     re.compile(r"不是\s*(?P<old>[^，,。而是]{1,20}?)\s*[，,]?\s*(?:而是|是|改|换)"),
     # "婚期是5月20号 不是18号": the value, then the one it replaces
-    # (a remark on the slip may follow: "lr 应该是2e-5 不是3e-5 我看错配置了")
+    # (a remark on the slip may follow: "lr 应该是2e-5 不是3e-5 我看错配置了", "… 不是 28800
+    # 之前那个是测试库的")
     re.compile(
-        r"(?<=\S)[\s，,]+不是\s*(?P<old>[^\s，,。!！]{1,12}?)\s*(?:[。!！]|\s+[^，,。]*错[^，,。]*)?$"
+        r"(?<=\S)[\s，,]+不是\s*(?P<old>[^\s，,。!！]{1,12}?)\s*"
+        r"(?:[。!！]|\s+[^，,。]*错[^，,。]*|\s+(?:之前|刚才|原来|上面)[^，,。]*)?$"
     ),
     re.compile(
         r"(?:把|将|从)\s*(?P<old>[^，,。]{1,20}?)\s*(?:改成|改为|换成|换为|改到|调到|调成|降到|提到|升到)"
@@ -822,6 +824,10 @@ def subject_words(key: str) -> set[str]:
             out.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
         else:
             out.add(token)
+            # a setting's identifier holds the words people call it by: "accumulation 改成
+            # 16" changes gradient_accumulation_steps, "batch size" the batch_size
+            if "_" in token:
+                out.update(part for part in token.split("_") if len(part) >= 4)
     return out
 
 
