@@ -197,6 +197,16 @@ def test_a_choice_not_made_yet_whatever_its_modal(message: str, kinds: list[str]
     assert [k for k, _ in _kinds(message)] == kinds
 
 
+def test_the_parts_of_a_plan_said_as_one_are_decisions() -> None:
+    said = "ok plan: $600 a month into the HYSA, $300 a month extra on the card"
+    assert _kinds(said) == [
+        ("decision", "$600 a month into the HYSA"),
+        ("decision", "$300 a month extra on the card"),
+    ]
+    # the same amounts told without the label are what they are
+    assert [k for k, _ in _kinds("$600 a month into the HYSA")] == ["fact"]
+
+
 def test_assistant_sentences_are_at_most_proposals() -> None:
     assert _kinds("I suggest we use Redis for the cache.", from_user=False) == [
         ("proposal", "I suggest we use Redis for the cache.")

@@ -202,6 +202,11 @@ def test_the_subject_of_a_changed_value(text: str, key: str) -> None:
     assert subject_key(text) == key
 
 
+def test_a_value_trimmed_to_another_is_a_change() -> None:
+    assert read("let's trim groceries to 650").change
+    assert not read("trim the hedges on saturday").change
+
+
 def test_an_identifier_holds_the_words_people_call_it_by() -> None:
     assert subject_words("gradient_accumulation_steps") == {
         "gradient_accumulation_steps",

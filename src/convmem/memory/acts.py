@@ -86,6 +86,8 @@ class Context:
     in_question: bool = False
     first: bool = False
     pasted_nearby: bool = False
+    #: in a sentence labelled a plan ("ok plan: $600 a month into the HYSA, $300 …")
+    planned: bool = False
 
 
 def features(text: str, ctx: Context = Context()) -> tuple[list[str], list[Value]]:
@@ -272,6 +274,15 @@ def classify(text: str, ctx: Context = Context()) -> Act:
     kind = None if best == "none" else best
     if kind is not None and p < floor:
         kind = None
+    if ctx.planned and kind in (None, "fact") and numbers and "act:question" not in names:
+        return Act(
+            "decision",
+            "a part of a plan said as one (plan: $600 a month into…)",
+            names,
+            numbers,
+            parts,
+            p,
+        )
     ruled = guide_rule(kind, set(names), stripped, numbers)
     if ruled is not None:
         return Act(ruled[0], ruled[1], names, numbers, parts, p)

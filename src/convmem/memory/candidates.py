@@ -270,6 +270,10 @@ def _continues(clause: segment.Clause, previous: Candidate, act: acts.Act) -> bo
     return bool(act.numbers) and not _VERB.search(clause.text)
 
 
+#: A sentence's label that what follows is a plan ("ok plan:", "the plan:").
+_PLAN_LABEL = re.compile(r"\b(?:plan|decision)\s*[:：]", re.I)
+
+
 def clause_contexts(
     text: str, after_question: bool = False
 ) -> list[tuple[segment.Clause, acts.Context]]:
@@ -290,6 +294,7 @@ def clause_contexts(
                 carry = f"{carry} {sentence.text.strip()}".strip()
                 carry_slip = False
             continue
+        planned = bool(found) and bool(_PLAN_LABEL.search(found[0].opener))
         for clause in found:
             slipped = False
             if carry:
@@ -302,6 +307,7 @@ def clause_contexts(
                 in_question=in_question,
                 first=first,
                 pasted_nearby=pasted,
+                planned=planned,
             )
             first = False
             remark = _SLIP.match(clause.text)

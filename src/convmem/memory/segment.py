@@ -767,6 +767,8 @@ _OPENER = re.compile(
     # 其实 before the words it opens, with nothing between ("其实要请150个人")
     r"|其实(?=[\u4e00-\u9fff])"
     r"|" + _NO + "|" + _NOT_BEFORE + r"|(?:update|edit|note|important)(?:" + _PUNCT + "|$)"
+    # a plan's label before what it is: "ok plan: $600 a month into the HYSA, …"
+    r"|(?:(?:the|new|final|our|my)\s+)?(?:plan|decision)\s*[:：]\s*"
     # "update we're down to 4 ppl": news, not a request to update something
     r"|update\s+(?=(?:we're|were|i'm|im|it's|its|they're)\b))+",
     re.I,
