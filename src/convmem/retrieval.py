@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from convmem.capture import is_convmem_block, is_generated, is_user_evidence
@@ -205,15 +206,7 @@ class Retriever:
         left over. Otherwise CJK trigrams go to the substring index and the pairs to
         the scan of recent events.
         """
-        served = not events or self.evidence_types == (PERSON_MESSAGE,)
-        if served and word_terms(sig.words) is not None:
-            short = (
-                tuple(t for t in sig.short_terms if not cjk_runs(t))
-                if sig.words
-                else sig.short_terms
-            )
-            return selective(sig.words, RANK_TERMS), content_terms(short)[:SHORT_TERMS]
-        return selective(sig.terms, RANK_TERMS), content_terms(sig.short_terms)[:SHORT_TERMS]
+        return _search_terms(sig, not events or self.evidence_types == (PERSON_MESSAGE,))
 
     def retrieve(
         self,
@@ -607,6 +600,19 @@ class Retriever:
             seen.add(ahead.id)
             chain.append(ahead)
         return chain
+
+
+@lru_cache(maxsize=8)
+def _search_terms(sig: QuerySignals, served: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """:meth:`Retriever.terms`, ``served`` when a word index serves the search. A step
+    asks three times (items, the prefetch, events), and reading a long message's
+    words as the index holds them is most of the cost: the answers are kept."""
+    if served and word_terms(sig.words) is not None:
+        short = (
+            tuple(t for t in sig.short_terms if not cjk_runs(t)) if sig.words else sig.short_terms
+        )
+        return selective(sig.words, RANK_TERMS), content_terms(short)[:SHORT_TERMS]
+    return selective(sig.terms, RANK_TERMS), content_terms(sig.short_terms)[:SHORT_TERMS]
 
 
 def _order(item: MemoryItem) -> tuple[int, str]:
