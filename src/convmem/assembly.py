@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from convmem.capture import is_convmem_block
@@ -115,7 +116,12 @@ def says_more(text: str, stale: Sequence[tuple[str, str, str]]) -> bool:
 
 def day_heading(event: StoredEvent) -> str:
     """The heading of an evidence line's day (none for an event without a time)."""
-    return f"### {label_text(event.time[:10])}" if event.time else ""
+    return _day_heading(event.time[:10]) if event.time else ""
+
+
+@lru_cache(maxsize=1024)  # a block's hundred candidate lines share a few days
+def _day_heading(day: str) -> str:
+    return f"### {label_text(day)}"
 
 
 def in_time_order(

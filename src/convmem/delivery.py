@@ -310,9 +310,15 @@ class Budget:
         self.groups: dict[str, set[str]] = {}
         self.omitted: list[dict[str, Any]] = []
         self.notice_ids: list[str] = []
+        #: Each text's cost, metered once: a line is priced against its share and then
+        #: added, and a day's heading is priced with every line of that day that fails.
+        self._costs: dict[str, int] = {}
 
     def cost(self, text: str) -> int:
-        return self.meter(text + "\n")
+        known = self._costs.get(text)
+        if known is None:
+            known = self._costs[text] = self.meter(text + "\n")
+        return known
 
     def _over(self, ident: str, units: int) -> tuple[str, int] | None:
         """The limit in UTF-16 units this line would break, and that limit."""
