@@ -274,15 +274,20 @@ class Retriever:
             newest=self.standing_limit * 4,
         )
         own = [i for i in recent if i.evidence_type == "user_explicit"]
-        # a correction stands however short: "改成 5 天" is what holds now; so do the two
-        # newest short choices ("polars" after "pandas or polars?"), not a crowd of them
-        short = [i.id for i in own if i.kind == "decision" and not _substantial(i.content)][-2:]
-        out = [
-            i
-            for i in own
-            if i.id not in found and (i.supersedes or i.id in short or _substantial(i.content))
-        ]
-        out = out[-self.standing_limit :]
+        # the newest first, until the limit is reached: a correction stands however
+        # short ("改成 5 天" is what holds now); so do the two newest short choices
+        # ("polars" after "pandas or polars?"), not a crowd of them
+        out: list[MemoryItem] = []
+        short = 0
+        for i in reversed(own):
+            substantial = _substantial(i.content)
+            newest_short = i.kind == "decision" and not substantial and short < 2
+            short += newest_short
+            if i.id not in found and (i.supersedes or newest_short or substantial):
+                out.append(i)
+                if len(out) == self.standing_limit:
+                    break
+        out.reverse()
         if scope.wide:
             others = standing_from_others(self.store, scope, self.standing_limit * 2)
             out += [i for i in others if i.id not in found and _substantial(i.content)][
