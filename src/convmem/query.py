@@ -292,13 +292,16 @@ def word_terms(terms: Iterable[str]) -> list[str] | None:
     out: list[str] = []
     for term in terms:
         key = word_key(term.casefold())
-        if cjk_pair(key):
+        if key.isascii():  # no CJK or unspaced script to look for (most terms)
+            if not key.isalnum():
+                return None
+        elif cjk_pair(key):
             out.append(key)
             continue
-        if not key.isalnum() or cjk_runs(key) or _UNSPACED.search(key):
+        elif not key.isalnum() or cjk_runs(key) or _UNSPACED.search(key):
             return None
         if len(key) >= 3:  # "it's" -> "its": too short to rank, as for a substring
-            out.append(word_form(term))
+            out.append(word_stem(key))  # word_form(term)
     return list(dict.fromkeys(out))
 
 
