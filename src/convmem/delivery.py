@@ -23,7 +23,7 @@ Nothing here changes what is stored; it only reads events.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ from convmem.core.text import ascii_classes, collapse_spaces, count_cjk
 
 if TYPE_CHECKING:
     from convmem.config import Settings
+    from convmem.memory.models import StoredEvent
     from convmem.memory.store import MemoryStore
 
 #: Claude Code 2.1.328 delivers a hook's ``additionalContext`` whole up to this many
@@ -241,7 +242,7 @@ def person_locale(store: MemoryStore, session_id: str, setting: str) -> str:
     from convmem.capture import is_user_evidence
 
     chinese = total = 0
-    for event in store.events(session_id, types=["user/message"], newest_first=True, limit=50):
+    for event in _newest_messages(store, session_id):
         if not is_user_evidence(event.type, event.source_kind, event.text):
             continue
         cjk = count_cjk(event.text)
@@ -253,6 +254,26 @@ def person_locale(store: MemoryStore, session_id: str, setting: str) -> str:
         if total >= LOCALE_SAMPLE:
             break
     return "zh" if total and chinese * 2 > total else "en"
+
+
+#: The newest user messages :func:`person_locale` reads at most, and in its first page:
+#: the sample is mostly full after as many messages as it holds, and every step reads it.
+LOCALE_READ = 50
+LOCALE_PAGE = 12
+
+
+def _newest_messages(store: MemoryStore, session_id: str) -> Iterator[StoredEvent]:
+    """The session's newest :data:`LOCALE_READ` user messages, newest first, read a page
+    at a time."""
+    until = None
+    for limit in (LOCALE_PAGE, LOCALE_READ - LOCALE_PAGE):
+        page = store.events(
+            session_id, until=until, types=["user/message"], newest_first=True, limit=limit
+        )
+        yield from page
+        if len(page) < limit:
+            return
+        until = page[-1].seq - 1
 
 
 def effective_budget(settings: Settings, asked: int | None) -> tuple[int, str | None]:
@@ -310,9 +331,15 @@ class Budget:
         self.groups: dict[str, set[str]] = {}
         self.omitted: list[dict[str, Any]] = []
         self.notice_ids: list[str] = []
+        #: Each text's cost, metered once: a line is priced against its share and then
+        #: added, and a day's heading is priced with every line of that day that fails.
+        self._costs: dict[str, int] = {}
 
     def cost(self, text: str) -> int:
-        return self.meter(text + "\n")
+        known = self._costs.get(text)
+        if known is None:
+            known = self._costs[text] = self.meter(text + "\n")
+        return known
 
     def _over(self, ident: str, units: int) -> tuple[str, int] | None:
         """The limit in UTF-16 units this line would break, and that limit."""

@@ -48,6 +48,7 @@ _UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
 _IDENT = re.compile(r"\b[A-Za-z_][\w.-]*[_.-][\w.-]+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\w*\b")
 
 
+@lru_cache(maxsize=1 << 14)  # a query's hundred words each try sixteen suffixes
 def stem(word: str) -> str:
     """Strip one common English suffix, keeping at least four letters (a prefix stem)."""
     for suffix in _SUFFIXES:
@@ -114,10 +115,11 @@ def is_task(text: str) -> bool:
 def query_signals(text: str, max_tokens: int = 160) -> QuerySignals:
     """Tokens, ranking terms and exact terms of a query; safe for any input text."""
     text = normalize_text(text[:20_000])
-    toks = tokens(text, max_tokens)
+    words = latin_words(text)
+    toks = tokens(text, max_tokens, words)
     terms: dict[str, None] = {}
     short: dict[str, None] = {}
-    for word in latin_words(text):
+    for word in words:
         if word in QUERY_STOPWORDS or word.isdigit():
             continue
         s = stem(word)
@@ -290,13 +292,16 @@ def word_terms(terms: Iterable[str]) -> list[str] | None:
     out: list[str] = []
     for term in terms:
         key = word_key(term.casefold())
-        if cjk_pair(key):
+        if key.isascii():  # no CJK or unspaced script to look for (most terms)
+            if not key.isalnum():
+                return None
+        elif cjk_pair(key):
             out.append(key)
             continue
-        if not key.isalnum() or cjk_runs(key) or _UNSPACED.search(key):
+        elif not key.isalnum() or cjk_runs(key) or _UNSPACED.search(key):
             return None
         if len(key) >= 3:  # "it's" -> "its": too short to rank, as for a substring
-            out.append(word_form(term))
+            out.append(word_stem(key))  # word_form(term)
     return list(dict.fromkeys(out))
 
 
@@ -331,5 +336,8 @@ def selective(terms: tuple[str, ...], limit: int) -> tuple[str, ...]:
     """
     if len(terms) <= limit:
         return terms
-    keep = set(sorted(terms, key=lambda t: (-len(t), terms.index(t)))[:limit])
+    first: dict[str, int] = {}
+    for n, term in enumerate(terms):
+        first.setdefault(term, n)  # terms.index, without a scan per term
+    keep = set(sorted(terms, key=lambda t: (-len(t), first[t]))[:limit])
     return tuple(t for t in terms if t in keep)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from convmem.capture import is_convmem_block, is_generated, is_user_evidence
@@ -205,15 +206,7 @@ class Retriever:
         left over. Otherwise CJK trigrams go to the substring index and the pairs to
         the scan of recent events.
         """
-        served = not events or self.evidence_types == (PERSON_MESSAGE,)
-        if served and word_terms(sig.words) is not None:
-            short = (
-                tuple(t for t in sig.short_terms if not cjk_runs(t))
-                if sig.words
-                else sig.short_terms
-            )
-            return selective(sig.words, RANK_TERMS), content_terms(short)[:SHORT_TERMS]
-        return selective(sig.terms, RANK_TERMS), content_terms(sig.short_terms)[:SHORT_TERMS]
+        return _search_terms(sig, not events or self.evidence_types == (PERSON_MESSAGE,))
 
     def retrieve(
         self,
@@ -281,15 +274,20 @@ class Retriever:
             newest=self.standing_limit * 4,
         )
         own = [i for i in recent if i.evidence_type == "user_explicit"]
-        # a correction stands however short: "改成 5 天" is what holds now; so do the two
-        # newest short choices ("polars" after "pandas or polars?"), not a crowd of them
-        short = [i.id for i in own if i.kind == "decision" and not _substantial(i.content)][-2:]
-        out = [
-            i
-            for i in own
-            if i.id not in found and (i.supersedes or i.id in short or _substantial(i.content))
-        ]
-        out = out[-self.standing_limit :]
+        # the newest first, until the limit is reached: a correction stands however
+        # short ("改成 5 天" is what holds now); so do the two newest short choices
+        # ("polars" after "pandas or polars?"), not a crowd of them
+        out: list[MemoryItem] = []
+        short = 0
+        for i in reversed(own):
+            substantial = _substantial(i.content)
+            newest_short = i.kind == "decision" and not substantial and short < 2
+            short += newest_short
+            if i.id not in found and (i.supersedes or newest_short or substantial):
+                out.append(i)
+                if len(out) == self.standing_limit:
+                    break
+        out.reverse()
         if scope.wide:
             others = standing_from_others(self.store, scope, self.standing_limit * 2)
             out += [i for i in others if i.id not in found and _substantial(i.content)][
@@ -607,6 +605,19 @@ class Retriever:
             seen.add(ahead.id)
             chain.append(ahead)
         return chain
+
+
+@lru_cache(maxsize=8)
+def _search_terms(sig: QuerySignals, served: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """:meth:`Retriever.terms`, ``served`` when a word index serves the search. A step
+    asks three times (items, the prefetch, events), and reading a long message's
+    words as the index holds them is most of the cost: the answers are kept."""
+    if served and word_terms(sig.words) is not None:
+        short = (
+            tuple(t for t in sig.short_terms if not cjk_runs(t)) if sig.words else sig.short_terms
+        )
+        return selective(sig.words, RANK_TERMS), content_terms(short)[:SHORT_TERMS]
+    return selective(sig.terms, RANK_TERMS), content_terms(sig.short_terms)[:SHORT_TERMS]
 
 
 def _order(item: MemoryItem) -> tuple[int, str]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
+from operator import itemgetter
 from typing import Any, TypeVar
 
 
@@ -30,10 +31,17 @@ class StoredEvent:
 
     @classmethod
     def from_row(cls, row: Any) -> StoredEvent:
-        event = _bare(cls, row, _EVENT_COLUMNS)
-        event.__dict__["seq"] = int(row["seq"])
-        event.__dict__["truncated"] = bool(row["truncated"])
-        return event
+        return cls.from_rows([row])[0]
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Any]) -> list[StoredEvent]:
+        """Events from ``rows`` of one query (all with the same columns)."""
+        events = _bare(cls, rows, _EVENT_COLUMNS)
+        for event in events:
+            values = event.__dict__
+            values["seq"] = int(values["seq"])
+            values["truncated"] = bool(values["truncated"])
+        return events
 
     @property
     def ref(self) -> str:
@@ -67,20 +75,19 @@ class MemoryItem:
 
     @classmethod
     def from_row(cls, row: Any) -> MemoryItem:
-        # one decode for the five JSON columns: this runs for every candidate item
-        conditions, scope, nums, refs, supersedes = json.loads(
-            f"[{row['conditions_json']},{row['scope_json']},{row['numbers_json']},"
-            f"{row['source_refs_json']},{row['supersedes_json']}]"
-        )
-        item = _bare(cls, row, _ITEM_COLUMNS)
-        item.__dict__.update(
-            conditions=tuple(conditions),
-            scope=tuple(scope),
-            numbers=tuple(nums),
-            source_refs=tuple(refs),
-            supersedes=tuple(supersedes),
-        )
-        return item
+        return cls.from_rows([row])[0]
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Any]) -> list[MemoryItem]:
+        """Items from ``rows`` of one query (all with the same columns)."""
+        items = _bare(cls, rows, _ITEM_COLUMNS + _JSON_COLUMNS)
+        for item in items:
+            values = item.__dict__
+            # one decode for the five JSON columns: this runs for every candidate item
+            decoded = json.loads(f"[{','.join([values.pop(c) for c in _JSON_COLUMNS])}]")
+            for name, value in zip(_JSON_FIELDS, decoded, strict=True):
+                values[name] = tuple(value)
+        return items
 
     @property
     def source_seqs(self) -> tuple[int, ...]:
@@ -96,27 +103,38 @@ class MemoryItem:
 _T = TypeVar("_T")
 
 
-def _bare(cls: type[_T], row: Any, columns: tuple[str, ...]) -> _T:
-    """An instance of the frozen record ``cls`` holding ``row``'s ``columns`` as they are.
+def _bare(cls: type[_T], rows: Sequence[Any], columns: tuple[str, ...]) -> list[_T]:
+    """Instances of the frozen record ``cls``, each holding a row's ``columns`` as they are.
 
     The store decodes a few hundred rows for every step; a frozen dataclass's
     ``__init__`` sets each field through ``object.__setattr__``, which costs about
     half of that. These records have no ``__post_init__``, so filling ``__dict__``
-    gives the same object.
+    gives the same object. A ``sqlite3.Row`` finds a column by name by comparing it
+    with each column's name, so the columns' positions are found once, in the first
+    row (the first column of that name, as ``row[name]`` takes); a dict row (what
+    PostgreSQL's driver gives) is read by name.
     """
-    record = object.__new__(cls)
-    values = record.__dict__
-    for name in columns:
-        values[name] = row[name]
-    return record
+    if not rows:
+        return []
+    first = rows[0]
+    keys: Sequence[Any] = columns
+    if not isinstance(first, dict):
+        names = [name.lower() for name in first.keys()]  # noqa: SIM118 (a Row yields values)
+        keys = [names.index(name) for name in columns]
+    values_of = itemgetter(*keys)
+    new = object.__new__
+    records = []
+    for row in rows:
+        record = new(cls)
+        record.__dict__.update(zip(columns, values_of(row), strict=True))
+        records.append(record)
+    return records
 
 
 _EVENT_COLUMNS = tuple(f.name for f in fields(StoredEvent))
-_ITEM_COLUMNS = tuple(
-    f.name
-    for f in fields(MemoryItem)
-    if f.name not in ("conditions", "scope", "numbers", "source_refs", "supersedes")
-)
+_JSON_FIELDS = ("conditions", "scope", "numbers", "source_refs", "supersedes")
+_JSON_COLUMNS = tuple(f"{name}_json" for name in _JSON_FIELDS)
+_ITEM_COLUMNS = tuple(f.name for f in fields(MemoryItem) if f.name not in _JSON_FIELDS)
 
 
 def source_seqs(refs: Iterable[str]) -> tuple[int, ...]:

@@ -161,7 +161,9 @@ class PgMemoryStore(MemoryStore):
             rows = self._ranked(MESSAGE_WORDS, where, words, types, limit)
         else:
             rows = self._ranked(EVENTS, where, substrings(terms), types, limit)
-        return [(StoredEvent.from_row(r), float(r["rank"])) for r in rows]
+        return [
+            (e, float(r["rank"])) for e, r in zip(StoredEvent.from_rows(rows), rows, strict=True)
+        ]
 
     def prefetch_events(
         self, where: str | Scope, terms: Sequence[str], limit: int, types: Sequence[str] = ()
@@ -196,7 +198,9 @@ class PgMemoryStore(MemoryStore):
             rows = self._ranked(ITEM_WORDS, where, words, statuses, limit)
         else:
             rows = self._ranked(ITEMS, where, terms, statuses, limit)
-        return [(MemoryItem.from_row(r), float(r["rank"])) for r in rows]
+        return [
+            (i, float(r["rank"])) for i, r in zip(MemoryItem.from_rows(rows), rows, strict=True)
+        ]
 
     def _holding(self, where: str | Scope, word: str | None, term: str) -> tuple[str, list[Any]]:
         """As on SQLite: the word in ``item_words``, or the term in the content."""

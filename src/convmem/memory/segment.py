@@ -229,22 +229,43 @@ def prose_lines(text: str) -> list[Span]:
     return list(_prose_lines(text))
 
 
-#: Lines a program wrote: a fence, a log line's time or level, a trace's frames.
-_MACHINE_LINE = re.compile(
-    r"^\s*(?:```|~~~|\[?\d{4}-\d{2}-\d{2}[T ]\d|\[?\d{1,2}:\d{2}:\d{2}|Traceback \("
+#: How a line a program wrote starts, after its indent: a fence, a log line's time or
+#: level, a trace's frames (or its caret line, below).
+_MACHINE_START = (
+    r"```|~~~|\[?\d{4}-\d{2}-\d{2}[T ]\d|\[?\d{1,2}:\d{2}:\d{2}|Traceback \("
     r"|File \"|at [\w.$<>]+[ (]|\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|TRACE|CRITICAL)\b"
-    r"|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b|\s{2,}\^)"
+    r"|(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)\b"
 )
-
-
-_MACHINE_LINES = re.compile(_MACHINE_LINE.pattern, re.MULTILINE)
+#: Lines a program wrote.
+_MACHINE_LINE = re.compile(rf"^\s*(?:{_MACHINE_START}|\s{{2,}}\^)")
+#: The start of any such line in a text. Each kind above starts with a character that
+#: is not white space, so only the whole indent can come before it, and the caret line
+#: is an indent of two or more before a caret: the same matches as ``_MACHINE_LINE``'s
+#: at every line start, without trying each shorter indent again (an indented line cost
+#: a retry of every kind per character of its indent).
+_MACHINE_LINES = re.compile(rf"^(?:\s*+(?:{_MACHINE_START})|\s{{2,}}+\^)", re.MULTILINE)
 
 
 def may_hold_program_output(text: str) -> bool:
     """False when no line of ``text`` is a fence, a log line or a trace's: then nothing in
     it is :func:`printed_by_a_program`, and splitting it into lines can be skipped (one
     search, where reading its lines costs some 50 µs each)."""
-    return _MACHINE_LINES.search(text) is not None
+    if text.count("\n") > _FEW_LINES:
+        return _MACHINE_LINES.search(text) is not None
+    # only a line's start can match: trying those alone is faster than a search, which
+    # tries every position of a message of prose (the same answer)
+    match = _MACHINE_LINES.match
+    at = -1
+    while True:
+        if match(text, at + 1):
+            return True
+        at = text.find("\n", at + 1)
+        if at < 0:
+            return False
+
+
+#: Up to this many lines, :func:`may_hold_program_output` tries each line's start.
+_FEW_LINES = 100
 
 
 def printed_by_a_program(lines: Sequence[str]) -> bool:

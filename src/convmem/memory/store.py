@@ -200,7 +200,7 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return [StoredEvent.from_row(r) for r in self.db.query(sql, params)]
+        return StoredEvent.from_rows(self.db.query(sql, params))
 
     def event_heads(
         self, session_id: str, type_: str, *, after: int = -1, limit: int, chars: int
@@ -266,7 +266,7 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
                 " ORDER BY seq",
                 [session_id, *chunk, *types],
             )
-            out += [StoredEvent.from_row(r) for r in rows]
+            out += StoredEvent.from_rows(rows)
         return out
 
     def archive_text(self, session_id: str, seq: int) -> str | None:
@@ -349,7 +349,9 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
             " JOIN events e ON e.rowid = r.id ORDER BY r.rank, r.sid, r.seq"
         )
         rows = self.db.query(sql, [match, *params, limit])
-        return [(StoredEvent.from_row(r), float(r["rank"])) for r in rows]
+        return [
+            (e, float(r["rank"])) for e, r in zip(StoredEvent.from_rows(rows), rows, strict=True)
+        ]
 
     def prefetch_events(
         self, where: str | Scope, terms: Sequence[str], limit: int, types: Sequence[str] = ()
@@ -407,7 +409,10 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
                 f"SELECT rowid AS id, * FROM events WHERE rowid IN ({','.join('?' * len(chunk))})",
                 chunk,
             )
-            out += [(StoredEvent.from_row(r), ranks[int(r["id"])]) for r in rows]
+            out += [
+                (e, ranks[int(r["id"])])
+                for e, r in zip(StoredEvent.from_rows(rows), rows, strict=True)
+            ]
         out.sort(key=lambda pair: (pair[1], pair[0].session_id, pair[0].seq))
         return out[:limit]
 
@@ -524,7 +529,7 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
                 " ORDER BY e.seq LIMIT ?"
             )
         rows = self.db.query(sql, [match, *span, *params, limit])
-        return [StoredEvent.from_row(r) for r in rows]
+        return StoredEvent.from_rows(rows)
 
     def _seq_ordered(self, session_id: str) -> bool:
         """Whether the session's events were stored in seq order (schema v11)."""
@@ -550,8 +555,7 @@ class MemoryStore(ItemStoreMixin, LogStoreMixin, SkillStoreMixin, ViewStoreMixin
             [session_id, *types, window, *(like_pattern(n) for n in needles)],
         )
         out = []
-        for r in rows:
-            event = StoredEvent.from_row(r)
+        for event in StoredEvent.from_rows(rows):
             low = event.text.casefold()
             out.append((event, sum(1 for n in needles if n.casefold() in low)))
         return out

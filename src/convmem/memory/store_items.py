@@ -83,7 +83,7 @@ def events_like(
         params += list(types)
     order, order_params = scope_order("e.session_id", where)
     rows = db.query(f"{sql} ORDER BY {order}, e.seq LIMIT ?", [*params, *order_params, limit])
-    return [StoredEvent.from_row(r) for r in rows]
+    return StoredEvent.from_rows(rows)
 
 
 def session_in(column: str, where: str | Scope) -> tuple[str, list[Any]]:
@@ -172,7 +172,7 @@ class ItemStoreMixin:
             f"SELECT * FROM memory_items WHERE id IN ({','.join('?' * len(wanted))}) ORDER BY id",
             wanted,
         )
-        return [MemoryItem.from_row(r) for r in rows]
+        return MemoryItem.from_rows(rows)
 
     def items(
         self,
@@ -201,9 +201,9 @@ class ItemStoreMixin:
             # NULLS LAST/FIRST: SQLite's own order, spelled out for PostgreSQL
             inner = sql + " ORDER BY derived_from_seq DESC NULLS LAST, id DESC LIMIT ?"
             rows = self.db.query(inner, [*params, newest])
-            return [MemoryItem.from_row(r) for r in reversed(rows)]
+            return MemoryItem.from_rows(rows[::-1])
         sql += " ORDER BY derived_from_seq NULLS FIRST, id"
-        return [MemoryItem.from_row(r) for r in self.db.query(sql, params)]
+        return MemoryItem.from_rows(self.db.query(sql, params))
 
     def item_sources(
         self, session_id: str, statuses: Sequence[str], from_seqs: Sequence[int]
@@ -245,7 +245,7 @@ class ItemStoreMixin:
             "SELECT * FROM memory_items WHERE session_id = ? AND content_hash = ? ORDER BY id",
             (session_id, content_hash),
         )
-        return [MemoryItem.from_row(r) for r in rows]
+        return MemoryItem.from_rows(rows)
 
     def items_by_topic(
         self,
@@ -271,7 +271,7 @@ class ItemStoreMixin:
             params += [*order_params, newest]
         order_by = " ORDER BY session_id, derived_from_seq NULLS FIRST, id"
         rows = self.db.query(sql + order_by, params)
-        return [MemoryItem.from_row(r) for r in rows]
+        return MemoryItem.from_rows(rows)
 
     def update_item(self, item_id: str, **fields: Any) -> None:
         allowed = {
@@ -322,7 +322,9 @@ class ItemStoreMixin:
             f" AND m.status IN ({','.join('?' * len(statuses))}) ORDER BY rank, m.id LIMIT ?",
             [match, *params, *statuses, limit],
         )
-        return [(MemoryItem.from_row(r), float(r["rank"])) for r in rows]
+        return [
+            (i, float(r["rank"])) for i, r in zip(MemoryItem.from_rows(rows), rows, strict=True)
+        ]
 
     def items_with_terms(
         self, where: str | Scope, terms: Sequence[str], per_term: int, statuses: Sequence[str]
@@ -349,8 +351,8 @@ class ItemStoreMixin:
                 " m.derived_from_seq DESC NULLS LAST, m.id DESC LIMIT ?",
                 [*holds_params, *params, *statuses, *order_params, per_term],
             )
-            for r in rows:
-                found.setdefault(str(r["id"]), MemoryItem.from_row(r))
+            for item in MemoryItem.from_rows(rows):
+                found.setdefault(str(item.id), item)
         return list(found.values())
 
     def _holding(self, where: str | Scope, word: str | None, term: str) -> tuple[str, list[Any]]:
@@ -391,7 +393,8 @@ class ItemStoreMixin:
             edge = float(ranked[-1]["rank"])
             if sum(1 for r in kept if rank[r["rid"]] < edge) < limit:
                 return None
-        return [(MemoryItem.from_row(r), rank[r["rid"]]) for r in kept[:limit]]
+        kept = kept[:limit]
+        return [(i, rank[r["rid"]]) for i, r in zip(MemoryItem.from_rows(kept), kept, strict=True)]
 
     def like_items(
         self, where: str | Scope, terms: Sequence[str], limit: int, statuses: Sequence[str]
@@ -411,7 +414,7 @@ class ItemStoreMixin:
             f" ORDER BY {order}, derived_from_seq DESC NULLS LAST, id LIMIT ?",
             [*params, *(like_pattern(t) for t in terms), *statuses, *order_params, limit],
         )
-        return [MemoryItem.from_row(r) for r in rows]
+        return MemoryItem.from_rows(rows)
 
     # --- lifecycle audit -----------------------------------------------------------------
 

@@ -141,7 +141,7 @@ class ViewStoreMixin:
                 params.append(before)
             sql += " ORDER BY seq DESC LIMIT ?" if newest_first else " ORDER BY seq LIMIT ?"
             params.append(limit)
-            rows += [StoredEvent.from_row(r) for r in self.db.query(sql, params)]
+            rows += StoredEvent.from_rows(self.db.query(sql, params))
         rows.sort(key=lambda e: e.seq, reverse=newest_first)
         page = rows[:limit]
         return page[::-1] if newest_first else page
@@ -185,7 +185,7 @@ class ViewStoreMixin:
         # the index on (session_id, derived_from_seq) gives this order; only ties sort
         sql += " ORDER BY derived_from_seq DESC NULLS LAST, id DESC LIMIT ?"
         params.append(limit)
-        return [MemoryItem.from_row(r) for r in self.db.query(sql, params)]
+        return MemoryItem.from_rows(self.db.query(sql, params))
 
     def item_counts(self, session_id: str) -> list[dict[str, Any]]:
         """How many items of each (kind, status) the session has."""
