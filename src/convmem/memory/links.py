@@ -869,11 +869,13 @@ _READING = re.compile(r"\b(?:is|are|was|'s|at|came in at|comes to|measures?)\s+[
 def _reads_within(cand: Candidate, item: MemoryItem) -> bool:
     """A value read off that keeps to the item's limit puts no limit right ("initial is
     ~231kb now" beside "must be under 250kb"; "make it 200kb" does)."""
-    return bool(
-        _READING.search(cand.content)
-        and not _SETS_ANEW.search(cand.content)
-        and _within(cand, item)
-    )
+    return _reads_a_value(cand) and _within(cand, item)
+
+
+def _reads_a_value(cand: Candidate) -> bool:
+    """The half of :func:`_reads_within` that reads the clause alone (asked once per
+    clause where a loop asks the other half of every item)."""
+    return bool(_READING.search(cand.content) and not _SETS_ANEW.search(cand.content))
 
 
 #: Where things stand, told: "squat is 85 now", "目前体重 92".
@@ -1204,7 +1206,10 @@ def relate(
     categories = {subjects.category(n) for n in names} - {None}
     scored: list[tuple[int, int, MemoryItem]] = []
     named: set[str] = set()  # items that name the candidate's subject, or its kind of thing
-    before = subjects.content_words(str(cand.extra.get("message", ""))[: cand.start])
+    # the words of the message before the clause, read only when an item needs them (a
+    # long message's words cost more than the rest of the loop)
+    before: set[str] | None = None
+    reads = _reads_a_value(cand)
     # a start is put right by a start, an end by an end ("结束改成六点吧" after "下午三点开始")
     side = _side(cand.content) if "time" in types else ""
     for n, item in enumerate(pool):
@@ -1258,8 +1263,8 @@ def relate(
         )
         if values and item.numbers and not (values - _values(item.numbers)):
             continue  # restates the same value
-        if _reads_within(cand, item):
-            continue
+        if reads and _within(cand, item):
+            continue  # (see _reads_within)
         item_names = set(subjects.named_choices(item.content))
         same_kind_of_thing = bool(categories & {subjects.category(x) for x in item_names}) and not (
             names & item_names and not (item_names - names)
@@ -1294,7 +1299,14 @@ def relate(
             # school extended deadlines by 2 weeks, so june 13 now": the deadline, not
             # the draft's date)
             theirs = subjects.content_words(item.content)
-            score += min(len(words & theirs), 2) or int(bool(before & theirs))
+            shared = min(len(words & theirs), 2)
+            if not shared:
+                if before is None:
+                    before = subjects.content_words(
+                        str(cand.extra.get("message", ""))[: cand.start]
+                    )
+                shared = int(bool(before & theirs))
+            score += shared
         if score:
             scored.append((score, n, item))
     scored.sort(key=lambda t: (-t[0], -t[1]))

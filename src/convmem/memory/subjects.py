@@ -706,6 +706,12 @@ def _versioned(text: str) -> str:
 
 def content_words(text: str) -> set[str]:
     """Words (and CJK bigrams) of a text that say what it is about."""
+    return set(_content_words_of(text))
+
+
+@lru_cache(maxsize=4096)
+def _content_words_of(text: str) -> frozenset[str]:
+    # (cached: links ask it of the same earlier items for every new clause)
     out = set(_content_words_all(text))
     for run in _CJK_RUN.findall(text):
         # the words of choosing go whole: 定 alone is also the first half of 定投
@@ -713,7 +719,7 @@ def content_words(text: str) -> set[str]:
         stripped = _ZH_PARTICLES.sub(" ", stripped)
         for part in stripped.split():
             out.update(part[i : i + 2] for i in range(len(part) - 1))
-    return out
+    return frozenset(out)
 
 
 _ZH_CHOOSING = re.compile(r"决定|确定|定了|定下|纠结|还是|或者|没想好|想好|商量好|考虑好?|选好")
