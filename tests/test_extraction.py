@@ -1825,6 +1825,40 @@ def test_a_dismissed_report_as_the_first_message_keeps_the_persons_own_choice(
     assert kinds.get("我就要白色") == "decision"
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        ["max_length 限制在 2048 以内", "我们组长看了下说 2048 太短了", "想了下 还是 2048"],
+        [
+            "let's trim groceries to 650",
+            "my husband says 650 for groceries with two kids is a fantasy lol",
+            "final answer 650",
+        ],
+    ],
+)
+def test_the_person_holding_to_a_disputed_value_stands(tmp_path: Path, said: list[str]) -> None:
+    rt = runtime(tmp_path)
+    rt.on_events(Event("k", n, "user/message", text) for n, text in enumerate(said, 1))
+    status = {
+        i.content: i.status for i in rt.store.items("k", ("active", "disputed", "superseded"))
+    }
+    assert status == {said[0]: "superseded", said[1]: "disputed", said[2]: "active"}
+
+
+def test_another_person_restating_their_doubt_settles_nothing(tmp_path: Path) -> None:
+    rt = runtime(tmp_path)
+    said = [
+        "let's trim groceries to 650",
+        "my husband says 650 for groceries with two kids is a fantasy lol",
+        "he still says 650 is a fantasy",
+    ]
+    rt.on_events(Event("k", n, "user/message", text) for n, text in enumerate(said, 1))
+    status = {
+        i.content: i.status for i in rt.store.items("k", ("active", "disputed", "superseded"))
+    }
+    assert status[said[0]] == "disputed"
+
+
 def test_a_value_settled_after_another_persons_word_puts_the_old_one_right(
     tmp_path: Path,
 ) -> None:

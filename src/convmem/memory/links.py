@@ -503,6 +503,8 @@ def _doubted(cand: Candidate, pool: Sequence[MemoryItem], here: set[str]) -> Mem
     for item in reversed(pool):
         if item.id in here or item.kind not in COMPARABLE:
             continue
+        if subjects.THIRD_PARTY.search(item.content):
+            continue  # another's doubt is of the person's value, not of another's word
         said = {(n.get("type"), n.get("value")) for n in item.numbers}
         # a bare number also names the thousands said with a k ("375 won't get us 3
         # bedrooms" of "stay under 375k")
@@ -864,6 +866,25 @@ def _side(text: str) -> str:
 
 #: A value read off, told: "initial is ~231kb now", "p95 is at 180ms".
 _READING = re.compile(r"\b(?:is|are|was|'s|at|came in at|comes to|measures?)\s+[~≈]?\$?\d", re.I)
+
+
+#: The person keeping a value: "i'm keeping the 600", "想了下 还是 2048", "final answer 650".
+_HOLDS = re.compile(
+    r"\b(?:keep(?:ing)?|stick(?:ing)? with|staying with|final answer|still|going with)\b"
+    r"|还是|就定|坚持|不改|维持|保持",
+    re.I,
+)
+
+
+def _holds_to(cand: Candidate, item: MemoryItem, reading: subjects.Reading) -> bool:
+    """The person holds to their own value another person disputed (restating it is
+    how: the restatement puts the disputed item right, and the claim stays theirs)."""
+    return (
+        not reading.hearsay
+        and bool(_HOLDS.search(cand.content))
+        and not _DOUBT.search(cand.content)
+        and not subjects.THIRD_PARTY.search(item.content)
+    )
 
 
 def _reads_within(cand: Candidate, item: MemoryItem) -> bool:
@@ -1262,6 +1283,9 @@ def relate(
             )
         )
         if values and item.numbers and not (values - _values(item.numbers)):
+            if item.status == "disputed" and _holds_to(cand, item, reading):
+                # "my dad says i'm crazy… i'm keeping the 600": the person's word stands
+                return Link("supersedes", item, "holds to the value another disputed")
             continue  # restates the same value
         if reads and _within(cand, item):
             continue  # (see _reads_within)
